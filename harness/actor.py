@@ -11,7 +11,7 @@ from harness.errors import ContextOverflowError
 from harness.llm import LLMRequest
 from harness.metering import MeteredLLM
 from harness.prompts import alfworld_base_prompt
-from harness.records import Step
+from harness.trajectory import Step
 
 # Reflexion's `llm()`: 256 tokens, stop at newline, retry outputs under 5 characters
 # up to 6 times with temperature 0.2 x try.

@@ -46,8 +46,22 @@ def reflection_repetition_rate(memory: Sequence[str], threshold: float = SIMILAR
     """
     if len(memory) < 2:
         return None
-    repeats = sum(any(similarity(memory[i], memory[j]) >= threshold for j in range(i)) for i in range(1, len(memory)))
-    return repeats / (len(memory) - 1)
+    repeated = [False] * len(memory)
+    matcher = difflib.SequenceMatcher(None)
+    for j, earlier in enumerate(memory[:-1]):
+        # SequenceMatcher indexes its second string once; keep each earlier reflection there.
+        matcher.set_seq2(earlier)
+        for i in range(j + 1, len(memory)):
+            if repeated[i]:
+                continue
+            matcher.set_seq1(memory[i])
+            # Both quick ratios bound ratio() from above, so below the threshold they settle it for less.
+            repeated[i] = (
+                matcher.real_quick_ratio() >= threshold
+                and matcher.quick_ratio() >= threshold
+                and matcher.ratio() >= threshold
+            )
+    return sum(repeated[1:]) / (len(memory) - 1)
 
 
 def is_frozen(rrr: float | None) -> bool:
@@ -131,7 +145,7 @@ class TaskMetrics(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     task_id: str = Field(description="Game folder name or problem id.")
-    condition: str = Field(description="Reflection source (strategy) name.")
+    condition: str = Field(description="Condition name.")
     target_object: str = Field(description="Object the task is about, e.g. 'SaltShaker'.")
     trials: int = Field(ge=1, description="Trials recorded for the task.")
     reflections: int = Field(ge=0, description="Reflections written, |M|.")
@@ -140,6 +154,12 @@ class TaskMetrics(BaseModel):
     solved: bool = Field(description="Some recorded trial was won.")
     solved_trial: int | None = Field(description="0-based index of the first won trial, or None.")
     mentions: MentionCounts = Field(description="Reflections naming the target object.")
+    malformed: int = Field(0, ge=0, description="Answers the grounded_template parser rejected (0 for other sources).")
+
+
+def _malformed(record: TrialRecord) -> bool:
+    details = record.reflection_details
+    return details is not None and details.kind == "grounded_template" and details.malformed
 
 
 def task_metrics(records: Sequence[TrialRecord], target_object: str) -> TaskMetrics:
@@ -170,6 +190,7 @@ def task_metrics(records: Sequence[TrialRecord], target_object: str) -> TaskMetr
         solved=bool(won),
         solved_trial=won[0] if won else None,
         mentions=object_mention(memory, target_object),
+        malformed=sum(_malformed(r) for r in ordered),
     )
 
 
@@ -178,7 +199,7 @@ class ConditionMetrics(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    condition: str = Field(description="Reflection source (strategy) name.")
+    condition: str = Field(description="Condition name.")
     tasks: int = Field(ge=1, description="Tasks played under the condition.")
     solved: int = Field(ge=0, description="Tasks won within the trial budget.")
     rrr_defined: int = Field(ge=0, description="Tasks with at least two reflections, so a defined RRR.")
@@ -189,6 +210,7 @@ class ConditionMetrics(BaseModel):
     )
     frozen: int = Field(ge=0, description="Tasks whose memory is frozen (RRR >= 0.5).")
     mentions: MentionCounts = Field(description="Object mentions summed over every task's reflections.")
+    malformed: int = Field(0, ge=0, description="Answers the grounded_template parser rejected, over all tasks.")
 
 
 def condition_metrics(per_task: Sequence[TaskMetrics]) -> ConditionMetrics:
@@ -207,4 +229,46 @@ def condition_metrics(per_task: Sequence[TaskMetrics]) -> ConditionMetrics:
         mean_rrr=sum(defined) / len(defined) if defined else None,
         frozen=sum(t.frozen for t in per_task),
         mentions=sum((t.mentions for t in per_task), MentionCounts(reflections=0, strict=0, normalized=0)),
+        malformed=sum(t.malformed for t in per_task),
     )
+
+
+SpearmanConvention = Literal["tasks_with_rrr", "tasks_with_memory_rrr0"]
+SPEARMAN_CONVENTIONS: dict[SpearmanConvention, str] = {
+    "tasks_with_rrr": "tasks with >= 2 reflections (RRR defined)",
+    "tasks_with_memory_rrr0": "tasks with >= 1 reflection, RRR taken as 0 where there is exactly one",
+}
+
+
+class SpearmanResult(BaseModel):
+    """Spearman correlation of RRR with the trials a task took, under one convention."""
+
+    model_config = ConfigDict(frozen=True)
+
+    convention: SpearmanConvention = Field(description="Which tasks count, and how a single reflection counts.")
+    n: int = Field(ge=0, description="Tasks in the correlation.")
+    rho: float | None = Field(description="Spearman's rho; None when n < 3 or either variable is constant.")
+    p: float | None = Field(description="Two-sided p-value from scipy.stats.spearmanr; None with rho.")
+
+
+def spearman_rrr_vs_trials(
+    pairs: Sequence[tuple[float | None, int, int]], convention: SpearmanConvention
+) -> SpearmanResult:
+    """Spearman of RRR against trials played, from (rrr, reflections, trials) per task.
+
+    Trials played is the first won trial + 1, or every trial run for an unsolved task (censored at
+    the budget), which is what "trials to solve" can mean for a task that never was.
+    """
+    from scipy.stats import spearmanr
+
+    if convention == "tasks_with_rrr":
+        points = [(rrr, trials) for rrr, reflections, trials in pairs if rrr is not None]
+    elif convention == "tasks_with_memory_rrr0":
+        points = [(0.0 if rrr is None else rrr, trials) for rrr, reflections, trials in pairs if reflections >= 1]
+    else:
+        raise ValueError(f"unknown convention {convention!r}; accepted: {', '.join(SPEARMAN_CONVENTIONS)}.")
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    if len(points) < 3 or len(set(xs)) < 2 or len(set(ys)) < 2:
+        return SpearmanResult(convention=convention, n=len(points), rho=None, p=None)
+    result = spearmanr(xs, ys)
+    return SpearmanResult(convention=convention, n=len(points), rho=float(result.statistic), p=float(result.pvalue))

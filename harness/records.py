@@ -12,19 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.errors import RecordCorruptError
 from harness.llm import Usage
+from harness.reflection_details import ReflectionDetails
+from harness.trajectory import Step
 
-SCHEMA_VERSION = 1
+# 2: reflection_details added.
+SCHEMA_VERSION = 2
 TRIALS_FILE = "trials.jsonl"
 MANIFEST_FILE = "manifest.json"
-
-
-class Step(BaseModel):
-    """One action the actor took and what the environment answered."""
-
-    model_config = ConfigDict(frozen=True)
-
-    action: str = Field(description="The action as sent to the environment.")
-    observation: str = Field(description="The observation the actor saw after it.")
 
 
 class Timing(BaseModel):
@@ -40,9 +34,9 @@ class TrialRecord(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: int = Field(SCHEMA_VERSION, description="Version of this record layout.")
+    schema_version: int = Field(SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION, description="Version of this record layout.")
     task_id: str = Field(description="Game folder name (task folder/trial folder) or problem id.")
-    condition: str = Field(description="Reflection source (strategy) name.")
+    condition: str = Field(description="Condition name (configs/strategy/<name>.yaml).")
     trial: int = Field(ge=0, description="0-based trial index.")
     success: bool = Field(description="Whether the environment reported the task won.")
     end_reason: str = Field(description="won | exhausted (repeated action) | max_steps | context_overflow.")
@@ -51,6 +45,9 @@ class TrialRecord(BaseModel):
     trajectory: list[Step] = Field(description="Action/observation pairs in order.")
     memory: list[str] = Field(description="Reflections the actor saw in its prompt (the memory window).")
     reflection: str | None = Field(description="Reflection written after this trial, or null if none.")
+    reflection_details: ReflectionDetails | None = Field(
+        None, description="What the source kept beside it: template parts, parser signals; null for plain text."
+    )
     actor_model: str = Field(description="Identity of the actor model.")
     reflector_model: str = Field(description="Identity of the reflector model.")
     usage: Usage = Field(description="Prompt and completion tokens over all LLM calls of this trial.")
@@ -95,28 +92,13 @@ class TrialLog:
         if not self.path.exists():
             return []
         data = self.path.read_bytes()
-        lines = data.split(b"\n")
-        tail = lines.pop()  # b"" when the file ends with a newline
-        records: list[TrialRecord] = []
-        for number, raw in enumerate(lines, start=1):
-            try:
-                records.append(TrialRecord.model_validate_json(raw))
-            except ValueError as error:
-                raise RecordCorruptError(
-                    f"{self.path} line {number} is not a valid trial record ({error.__class__.__name__}); "
-                    "fix or remove that line by hand, nothing was changed."
-                ) from error
+        records, tail = parse_trials(data, self.path)
         if tail:
             warnings.warn(f"{self.path}: dropped a torn last line of {len(tail)} bytes left by an interrupted write.")
             with self.path.open("r+b") as handle:
                 handle.truncate(len(data) - len(tail))
                 handle.flush()
                 os.fsync(handle.fileno())
-        seen: set[tuple[str, str, int]] = set()
-        for record in records:
-            if record.key in seen:
-                raise RecordCorruptError(f"{self.path} holds trial {record.key} twice.")
-            seen.add(record.key)
         return records
 
     def keys(self) -> set[tuple[str, str, int]]:
@@ -134,9 +116,37 @@ class TrialLog:
         self.records.append(record)
 
 
+def parse_trials(data: bytes, path: Path) -> tuple[list[TrialRecord], bytes]:
+    """The records of a trials.jsonl's bytes, and its unterminated tail (b"" when it ends with a newline).
+
+    A bad complete line or a repeated key is corruption: RecordCorruptError naming the line.
+    """
+    lines = data.split(b"\n")
+    tail = lines.pop()
+    records: list[TrialRecord] = []
+    seen: set[tuple[str, str, int]] = set()
+    for number, raw in enumerate(lines, start=1):
+        try:
+            record = TrialRecord.model_validate_json(raw)
+        except ValueError as error:
+            raise RecordCorruptError(
+                f"{path} line {number} is not a valid trial record ({error.__class__.__name__}); "
+                "fix or remove that line by hand, nothing was changed."
+            ) from error
+        if record.key in seen:
+            raise RecordCorruptError(f"{path} holds trial {record.key} twice.")
+        seen.add(record.key)
+        records.append(record)
+    return records, tail
+
+
 def read_trials(run_dir: Path) -> list[TrialRecord]:
-    """All records of a run, validated."""
-    return TrialLog(run_dir).records
+    """All complete records of a run, validated, without writing anything.
+
+    Safe on a run that is still recording: a last line still being written is left out, not cut.
+    """
+    path = Path(run_dir) / TRIALS_FILE
+    return parse_trials(path.read_bytes(), path)[0] if path.is_file() else []
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.records import Step
+from harness.trajectory import Step
 
 NOTHING_HAPPENS = "Nothing happens."
 # The actor answers these itself ("OK.") without touching the environment.

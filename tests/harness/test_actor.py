@@ -2,8 +2,8 @@
 
 from harness.actor import actor_prompt, clean_observation, episode_log, initial_observation, task_text_of
 from harness.prompts import alfworld_react_examples, read_prompt
-from harness.records import Step
 from harness.reflection.self_diagnosis import reflection_query
+from harness.trajectory import Step
 
 RESET_TEXT = (
     "-= Welcome to TextWorld, ALFRED! =-\n\n"

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from envs.alfworld import list_games, select_games
-from harness.llm import Usage
 from harness.metrics import (
     ConditionMetrics,
     MentionCounts,
@@ -23,7 +22,7 @@ from harness.metrics import (
     reflection_repetition_rate,
     task_metrics,
 )
-from harness.records import TrialRecord
+from tests.harness.factories import make_record
 
 CACHE = Path(__file__).resolve().parents[1] / "fixtures" / "replay" / "llm_cache.jsonl"
 # The two games the committed replay run played.
@@ -205,27 +204,6 @@ def test_real_reflections_name_their_object_only_in_lowercase(
         assert len(memory) == 2
         # The model writes ALFWorld's spelling ("a mug", "the soapbottle"), never "Mug"/"SoapBottle".
         assert object_mention(memory, targets[game_id]) == MentionCounts(reflections=2, strict=0, normalized=2)
-
-
-def make_record(trial: int, reflection: str | None, success: bool = False, task: str = "a/b") -> TrialRecord:
-    return TrialRecord(
-        task_id=task,
-        condition="self_diagnosis",
-        trial=trial,
-        success=success,
-        end_reason="won" if success else "exhausted",
-        steps=1,
-        task_text="put a mug in desk.",
-        trajectory=[],
-        memory=[],
-        reflection=reflection,
-        actor_model="m",
-        reflector_model="m",
-        usage=Usage(prompt_tokens=1, completion_tokens=1),
-        llm_calls=1,
-        cache_hits=0,
-        llm_latency_s=0.0,
-    )
 
 
 def test_task_metrics_of_a_real_frozen_memory(reflections: dict[str, list[str]], targets: dict[str, str]) -> None:

@@ -6,28 +6,16 @@ from pathlib import Path
 import pytest
 
 from harness.errors import RecordCorruptError
-from harness.llm import Usage
-from harness.records import TRIALS_FILE, Step, TrialLog, TrialRecord
+from harness.records import TRIALS_FILE, TrialLog, TrialRecord
+from harness.reflection_details import ExtractedSignals, TemplateParts
+from harness.trajectory import Step
+from harness.trajectory_parser import parse_failures
+from tests.harness.factories import make_record as factory_record
 
 
-def make_record(task: str = "a/b", trial: int = 0) -> TrialRecord:
-    return TrialRecord(
-        task_id=task,
-        condition="self_diagnosis",
-        trial=trial,
-        success=False,
-        end_reason="exhausted",
-        steps=1,
-        task_text="put some mug on desk.",
-        trajectory=[Step(action="look", observation="Nothing happens.")],
-        memory=[],
-        reflection="I should look elsewhere.",
-        actor_model="m",
-        reflector_model="m",
-        usage=Usage(prompt_tokens=10, completion_tokens=2),
-        llm_calls=2,
-        cache_hits=0,
-        llm_latency_s=0.5,
+def make_record(trial: int = 0) -> TrialRecord:
+    return factory_record(
+        trial, "I should look elsewhere.", trajectory=[Step(action="look", observation="Nothing happens.")]
     )
 
 
@@ -79,5 +67,37 @@ def test_a_trial_is_never_recorded_twice(tmp_path: Path) -> None:
 def test_records_carry_a_schema_version(tmp_path: Path) -> None:
     TrialLog(tmp_path).append(make_record())
     stored = json.loads((tmp_path / TRIALS_FILE).read_text())
-    assert stored["schema_version"] == 1
+    assert stored["schema_version"] == 2
     assert stored["trajectory"] == [{"action": "look", "observation": "Nothing happens."}]
+
+
+def test_a_version_1_record_still_reads_and_a_future_version_is_refused(tmp_path: Path) -> None:
+    stored = json.loads(make_record().model_dump_json())
+    del stored["reflection_details"]
+    (tmp_path / TRIALS_FILE).write_text(json.dumps({**stored, "schema_version": 1}) + "\n")
+    [old] = TrialLog(tmp_path).records
+    assert old.schema_version == 1 and old.reflection_details is None
+    (tmp_path / TRIALS_FILE).write_text(json.dumps({**stored, "schema_version": 3}) + "\n")
+    with pytest.raises(RecordCorruptError, match="line 1 is not a valid trial record"):
+        TrialLog(tmp_path)
+
+
+def test_template_parts_and_parser_signals_round_trip(tmp_path: Path) -> None:
+    signals = parse_failures([Step(action="look", observation="Nothing happens.")], "max_steps", max_steps=1)
+    parts = TemplateParts(
+        raw=" > look -> Nothing happens.\nROOT CAUSE: x\nNEW PLAN: y",
+        failed_step="> look -> Nothing happens.",
+        root_cause="x",
+        new_plan="y",
+        matched_step=1,
+        malformed=False,
+        problems=[],
+        policy="skip",
+    )
+    log = TrialLog(tmp_path)
+    extracted = ExtractedSignals(signals=signals, rendered="r")
+    log.append(make_record(trial=0).model_copy(update={"reflection_details": extracted}))
+    log.append(make_record(trial=1).model_copy(update={"reflection_details": parts}))
+    first, second = TrialLog(tmp_path).records
+    assert isinstance(first.reflection_details, ExtractedSignals) and first.reflection_details.signals == signals
+    assert second.reflection_details == parts

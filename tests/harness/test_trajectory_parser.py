@@ -6,7 +6,7 @@ import pytest
 
 from envs.alfworld import AlfworldEpisode, AlfworldGame, list_games, select_games
 from harness.actor import THINK_OBSERVATION, clean_observation
-from harness.records import Step
+from harness.trajectory import Step
 from harness.trajectory_parser import (
     ActionLoop,
     Exhaustion,
