@@ -1,0 +1,67 @@
+"""`python -m harness.audit [run] [--out DIR] [--env-to-game FILE] [--logs DIR]` and `... show SOURCE TASK`.
+
+Without a subcommand the audit runs, so the short form writes audit.json and audit.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness.audit.alfworld_mention import DEFAULT_ENV_TO_GAME
+from harness.audit.audit_report import DEFAULT_OUT, run_audit, write_audit
+from harness.audit.sources import DEFAULT_ROOT, get_source, load_source
+from harness.audit.task_inspection import find_task, inspect_task, render_inspection
+from harness.errors import HarnessError
+
+EXIT_BAD_INPUT = 2
+COMMANDS = ("run", "show")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m harness.audit", description="Audit the published Reflexion logs.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="write audit.json and audit.md (the default)")
+    run.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: results/audit)")
+    run.add_argument("--env-to-game", type=Path, default=DEFAULT_ENV_TO_GAME, help="env_N -> game mapping (JSON)")
+    run.add_argument("--logs", type=Path, default=DEFAULT_ROOT, help="folder of the published logs")
+    show = commands.add_parser("show", help="print one task's reflections, similarities, repeats and RRR")
+    show.add_argument("source", help="source name, its path under the logs folder (see audit.md)")
+    show.add_argument("task", help="task id in that source, e.g. env_22")
+    show.add_argument("--logs", type=Path, default=DEFAULT_ROOT, help="folder of the published logs")
+    return parser
+
+
+def _run(args: argparse.Namespace) -> None:
+    start = time.perf_counter()
+    report = run_audit(args.logs, args.env_to_game)
+    json_path, md_path = write_audit(report, args.out)
+    print(
+        f"wrote {json_path} and {md_path}: {len(report.sources)} sources, {len(report.skipped)} skipped, "
+        f"in {time.perf_counter() - start:.1f} s"
+    )
+
+
+def _show(args: argparse.Namespace) -> None:
+    source = get_source(args.source, args.logs)
+    task = find_task(load_source(source), args.task, source.name)
+    print(render_inspection(inspect_task(task)))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if not arguments or arguments[0] not in (*COMMANDS, "-h", "--help"):
+        arguments.insert(0, "run")
+    args = _parser().parse_args(arguments)
+    try:
+        _run(args) if args.command == "run" else _show(args)
+    except HarnessError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""The whole audit: every published source through its importer and the same metrics, as audit.json and audit.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.audit.alfworld_mention import (
+    ALFWORLD,
+    DEFAULT_ENV_TO_GAME,
+    AlfworldMention,
+    alfworld_mention,
+    env_targets,
+    read_env_to_game,
+)
+from harness.audit.audit_markdown import audit_markdown
+from harness.audit.errors import LogsDirError
+from harness.audit.published import PublishedTask
+from harness.audit.source_audit import SourceAudit, source_audit
+from harness.audit.sources import DEFAULT_ROOT, PublishedSource, discover_sources, load_source
+from harness.audit.task_rrr import task_rrrs
+
+PROJECT_ROOT = DEFAULT_ROOT.parents[1]
+DEFAULT_OUT = PROJECT_ROOT / "results" / "audit"
+AUDIT_JSON = "audit.json"
+AUDIT_MD = "audit.md"
+
+
+class SkippedSource(BaseModel):
+    """A source no importer can read as reflections."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str = Field(description="Path relative to the logs root.")
+    domain: str
+    format: str = Field(description="What discovery found the files to be.")
+    reason: str = Field(description="Why it cannot be imported.")
+
+
+class AuditReport(BaseModel):
+    """audit.json: one row per readable source, the skipped ones, and object mention in the ALFWorld runs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    logs_dir: str = Field(description="The logs root, relative to the project when inside it.")
+    env_to_game: str = Field(description="The env_N -> game mapping used for object mention.")
+    sources: list[SourceAudit] = Field(description="Readable sources, by domain then name.")
+    skipped: list[SkippedSource] = Field(description="Unreadable sources with their reason, by name.")
+    object_mention: list[AlfworldMention] = Field(description="One entry per readable ALFWorld source.")
+
+
+def _shown(path: Path) -> str:
+    """Relative to the project when inside it, so the report does not carry this machine's paths."""
+    resolved = Path(path).resolve()
+    return resolved.relative_to(PROJECT_ROOT).as_posix() if resolved.is_relative_to(PROJECT_ROOT) else str(resolved)
+
+
+def _skipped(source: PublishedSource, reason: str) -> SkippedSource:
+    return SkippedSource(source=source.name, domain=source.domain, format=source.format, reason=reason)
+
+
+def run_audit(logs_dir: Path = DEFAULT_ROOT, env_to_game: Path = DEFAULT_ENV_TO_GAME) -> AuditReport:
+    """Import every source under `logs_dir`, measure it, and measure object mention on its ALFWorld runs."""
+    if not Path(logs_dir).is_dir():
+        raise LogsDirError(f"--logs {logs_dir} is not a folder; give the folder that holds the Reflexion logs.")
+    mapping, mapping_name = read_env_to_game(env_to_game), _shown(env_to_game)
+    loaded: list[tuple[PublishedSource, list[PublishedTask]]] = []
+    skipped = []
+    for source in discover_sources(logs_dir):
+        if source.skip_reason:
+            skipped.append(_skipped(source, source.skip_reason))
+            continue
+        try:
+            loaded.append((source, load_source(source)))
+        except ValueError as error:
+            # A file discovery took for readable but whose rows break the importer: reported, not fatal.
+            skipped.append(_skipped(source, f"import failed: {error}"))
+    # Loading is fast and measuring is not: check the mapping first.
+    targets = {s.name: env_targets(tasks, mapping, mapping_name) for s, tasks in loaded if s.domain == ALFWORLD}
+    rows, mentions = [], []
+    known_rrr: dict[tuple[str, ...], float | None] = {}
+    for source, tasks in loaded:
+        rated = task_rrrs(tasks, known_rrr)
+        rows.append(source_audit(source.domain, source.name, rated))
+        if source.name in targets:
+            mentions.append(alfworld_mention(tasks, rated, mapping, targets[source.name]))
+    return AuditReport(
+        logs_dir=_shown(logs_dir),
+        env_to_game=mapping_name,
+        sources=sorted(rows, key=lambda row: (row.domain, row.source)),
+        skipped=skipped,
+        object_mention=mentions,
+    )
+
+
+def write_audit(report: AuditReport, out_dir: Path) -> tuple[Path, Path]:
+    """Write audit.json and audit.md into `out_dir` (created if needed); return both paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = out_dir / AUDIT_JSON, out_dir / AUDIT_MD
+    json_path.write_text(report.model_dump_json(indent=2) + "\n")
+    md_path.write_text(audit_markdown(report))
+    return json_path, md_path
