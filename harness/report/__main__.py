@@ -1,0 +1,39 @@
+"""`python -m harness.report RUN_DIR... [--out DIR]`: report.md and PNG plots for one run or several combined."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness.errors import HarnessError
+from harness.report._report import write_report
+from harness.report._runs import ReportInputError
+
+EXIT_BAD_INPUT = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m harness.report", description=__doc__)
+    parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="run directories to report on")
+    parser.add_argument("--out", type=Path, help="output folder (default: the run directory; required for several)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    try:
+        if args.out is None and len(args.run_dirs) > 1:
+            raise ReportInputError(
+                f"{len(args.run_dirs)} run directories given without --out; say where the combined report goes."
+            )
+        path = write_report(args.run_dirs, args.out or args.run_dirs[0])
+    except HarnessError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""How several runs become one report: same-named conditions are pooled when their models match.
+
+A sweep writes one condition per job, and a condition may be run more than once; pooling counts
+their tasks together. Pooling runs made with other models would mix two experiments, so a condition
+whose models differ between runs is kept apart, each part labelled with the run(s) it comes from.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.metrics import (
+    SPEARMAN_CONVENTIONS,
+    ConditionMetrics,
+    TaskMetrics,
+    condition_metrics,
+    spearman_rrr_vs_trials,
+)
+from harness.report._runs import RunData
+from harness.run_metrics import ConditionReport
+
+COMBINING_RULE = (
+    "Conditions with the same name from different runs are pooled (their tasks counted together) when their "
+    "actor and reflector models match; otherwise each is kept apart and labelled with the run(s) it comes from."
+)
+
+
+class ReportCondition(BaseModel):
+    """One row of the report: a condition, possibly pooled over several runs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str = Field(description="The condition name, plus its runs in brackets when kept apart.")
+    condition: str = Field(description="The condition name the records carry.")
+    actor_model: str
+    reflector_model: str
+    runs: list[str] = Field(description="Names of the runs its tasks come from, in report order.")
+    totals: ConditionMetrics = Field(description="Aggregated over `tasks`.")
+    tasks: list[TaskMetrics] = Field(description="Per task, run by run; a task run twice counts twice.")
+
+
+def combine(runs: Sequence[RunData]) -> list[ReportCondition]:
+    """The report's conditions, in order of first appearance over the runs."""
+    groups: dict[tuple[str, str, str], list[tuple[str, ConditionReport]]] = {}
+    for run in runs:
+        for report in run.metrics.conditions:
+            key = (report.condition, report.actor_model, report.reflector_model)
+            groups.setdefault(key, []).append((run.name, report))
+    model_sets = Counter(condition for condition, _, _ in groups)
+    # Parts of a condition kept apart sit next to each other, in order of the condition's first appearance.
+    order = list(dict.fromkeys(condition for condition, _, _ in groups))
+    combined = []
+    for (condition, actor, reflector), parts in sorted(groups.items(), key=lambda item: order.index(item[0][0])):
+        names = [name for name, _ in parts]
+        tasks = [task for _, report in parts for task in report.tasks]
+        combined.append(
+            ReportCondition(
+                label=condition if model_sets[condition] == 1 else f"{condition} ({' + '.join(names)})",
+                condition=condition,
+                actor_model=actor,
+                reflector_model=reflector,
+                runs=names,
+                totals=condition_metrics(tasks),
+                tasks=tasks,
+            )
+        )
+    return combined
+
+
+def as_condition_reports(conditions: Sequence[ReportCondition]) -> list[ConditionReport]:
+    """The combined conditions in the shape harness.tables draws, each named by its label."""
+    reports = []
+    for c in conditions:
+        pairs = [(t.rrr, t.reflections, t.trials) for t in c.tasks]
+        reports.append(
+            ConditionReport(
+                condition=c.label,
+                actor_model=c.actor_model,
+                reflector_model=c.reflector_model,
+                totals=c.totals.model_copy(update={"condition": c.label}),
+                spearman=[spearman_rrr_vs_trials(pairs, convention) for convention in SPEARMAN_CONVENTIONS],
+                tasks=c.tasks,
+            )
+        )
+    return reports

@@ -1,0 +1,155 @@
+"""The report's PNG plots, drawn on matplotlib's Agg canvas from figures computed elsewhere.
+
+Figures are built with `matplotlib.figure.Figure` and an explicit `FigureCanvasAgg`, never pyplot,
+so drawing needs no display and leaves matplotlib's global backend alone.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
+
+from harness.metrics import FROZEN_THRESHOLD
+from harness.report._combine import ReportCondition
+from harness.report._stats import SHARE_MEASURES, Share, percent_bar
+
+RRR_DISTRIBUTION = "rrr_distribution.png"
+RRR_VS_TRIALS = "rrr_vs_trials.png"
+SOLVED_AND_MENTION = "solved_and_mention.png"
+PLOT_FILES = (RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION)
+
+DPI = 120
+RRR_AXIS = "RRR (fraction of later reflections repeating, 0 to 1)"
+MARKERS = "osD^vP*X"
+_COLORS = colormaps["tab10"]
+# A fixed seed: the same records always draw the same picture.
+_JITTER_SEED = 0
+
+
+def _figure(conditions: int) -> Figure:
+    figure = Figure(figsize=(max(6.4, 1.6 * conditions + 3.0), 5.0), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def _tick_labels(conditions: Sequence[ReportCondition], counts: Sequence[int] | None = None) -> list[str]:
+    labels = [textwrap.fill(c.label, 18, break_long_words=False) for c in conditions]
+    return labels if counts is None else [f"{label}\n(n = {n})" for label, n in zip(labels, counts)]
+
+
+def _frozen_line(axes: Axes) -> None:
+    axes.axhline(FROZEN_THRESHOLD, ls="--", lw=1, color="tab:red", label=f"frozen threshold (RRR = {FROZEN_THRESHOLD})")
+
+
+def plot_rrr_distribution(conditions: Sequence[ReportCondition], path: Path) -> Path:
+    """Box plot with every task's RRR jittered on top, one column per condition."""
+    figure = _figure(len(conditions))
+    axes = figure.add_subplot()
+    values = [[t.rrr for t in c.tasks if t.rrr is not None] for c in conditions]
+    positions = list(range(1, len(conditions) + 1))
+    drawn = [(position, rrr) for position, rrr in zip(positions, values) if rrr]
+    if drawn:
+        axes.boxplot([rrr for _, rrr in drawn], positions=[p for p, _ in drawn], widths=0.5, showfliers=False)
+    rng = np.random.default_rng(_JITTER_SEED)
+    for position, rrr in zip(positions, values):
+        if not rrr:
+            note = "no task with\n>= 2 reflections"
+            axes.text(position, 0.25, note, ha="center", va="center", fontsize=8, color="grey")
+            continue
+        jitter = rng.uniform(-0.15, 0.15, len(rrr))
+        axes.scatter(position + jitter, rrr, s=24, alpha=0.7, color="tab:blue", zorder=3)
+    _frozen_line(axes)
+    axes.scatter([], [], s=24, alpha=0.7, color="tab:blue", label="one task")
+    axes.set_xticks(positions, _tick_labels(conditions, [len(v) for v in values]))
+    axes.set_xlim(0.4, len(conditions) + 0.6)
+    axes.set_ylim(-0.05, 1.05)
+    axes.set_xlabel("condition (n = tasks with at least two reflections, so a defined RRR)")
+    axes.set_ylabel(RRR_AXIS)
+    axes.set_title("Reflection repetition rate per task, by condition")
+    axes.legend(loc="upper right", fontsize=8)
+    figure.savefig(path)
+    return path
+
+
+def plot_rrr_vs_trials(conditions: Sequence[ReportCondition], path: Path) -> Path:
+    """Each task's RRR against the trials it played; filled when solved, hollow when the budget ran out."""
+    figure = _figure(len(conditions))
+    axes = figure.add_subplot()
+    handles = []
+    for k, c in enumerate(conditions):
+        color, marker = _COLORS(k % 10), MARKERS[k % len(MARKERS)]
+        # Trials are whole numbers: a small sideways shift per condition keeps the conditions' points apart.
+        shift = (k - (len(conditions) - 1) / 2) * 0.08
+        rated = [t for t in c.tasks if t.rrr is not None]
+        for solved in (True, False):
+            points = [(t.trials + shift, t.rrr) for t in rated if t.solved == solved]
+            axes.scatter(
+                [x for x, _ in points],
+                [y for _, y in points],
+                marker=marker,
+                s=36,
+                alpha=0.8,
+                facecolors=color if solved else "none",
+                edgecolors=color,
+            )
+        handles.append(Line2D([], [], ls="", marker=marker, color=color, label=f"{c.label} (n = {len(rated)})"))
+    _frozen_line(axes)
+    handles += [
+        Line2D([], [], ls="", marker="o", color="grey", label="filled: solved"),
+        Line2D([], [], ls="", marker="o", color="grey", markerfacecolor="none", label="hollow: unsolved (all trials)"),
+        Line2D([], [], ls="--", lw=1, color="tab:red", label=f"frozen threshold (RRR = {FROZEN_THRESHOLD})"),
+    ]
+    # Whole trials only: the shifts above must not turn into fractional ticks.
+    most = max((t.trials for c in conditions for t in c.tasks), default=1)
+    axes.set_xlim(0.5, most + 0.5)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_ylim(-0.05, 1.05)
+    axes.set_xlabel("trials played (count; an unsolved task played every trial of its budget)")
+    axes.set_ylabel(RRR_AXIS)
+    axes.set_title("RRR against trials played, per task with at least two reflections")
+    figure.legend(handles=handles, loc="outside right upper", fontsize=8)
+    figure.savefig(path)
+    return path
+
+
+def plot_solved_and_mention(
+    conditions: Sequence[ReportCondition], shares: Sequence[dict[str, Share]], path: Path
+) -> Path:
+    """Grouped bars per condition (solved, mention strict, mention normalized) with 95% Wilson intervals."""
+    figure = _figure(len(conditions))
+    axes = figure.add_subplot()
+    width = 0.8 / len(SHARE_MEASURES)
+    for m, (key, label) in enumerate(SHARE_MEASURES.items()):
+        xs = [k + (m - (len(SHARE_MEASURES) - 1) / 2) * width for k in range(len(conditions))]
+        bars = [(x, bar) for x, s in zip(xs, shares) if (bar := percent_bar(s[key])) is not None]
+        axes.bar(
+            [x for x, _ in bars],
+            [height for _, (height, _, _) in bars],
+            width,
+            yerr=[[minus for _, (_, minus, _) in bars], [plus for _, (_, _, plus) in bars]],
+            capsize=3,
+            color=_COLORS(m),
+            label=label,
+        )
+        for x, s in zip(xs, shares):
+            bar = percent_bar(s[key])
+            text = f"{s[key].successes}/{s[key].n}" if bar else "n/a"
+            top = bar[0] + bar[2] + 1.5 if bar else 1.5
+            axes.text(x, top, text, ha="center", va="bottom", fontsize=7, rotation=90)
+    axes.set_xticks(range(len(conditions)), _tick_labels(conditions))
+    axes.set_ylim(0, 118)
+    axes.set_xlabel("condition (numbers on bars: count / denominator)")
+    axes.set_ylabel("share (%)")
+    axes.set_title("Solved tasks and object mention per condition, with 95% Wilson intervals")
+    figure.legend(loc="outside lower center", ncols=len(SHARE_MEASURES), fontsize=8)
+    figure.savefig(path)
+    return path

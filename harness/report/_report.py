@@ -1,0 +1,38 @@
+"""write_report: one or more run directories -> report.md and its PNG plots."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness.report._combine import as_condition_reports, combine
+from harness.report._markdown import report_markdown
+from harness.report._plots import (
+    RRR_DISTRIBUTION,
+    RRR_VS_TRIALS,
+    SOLVED_AND_MENTION,
+    plot_rrr_distribution,
+    plot_rrr_vs_trials,
+    plot_solved_and_mention,
+)
+from harness.report._runs import ReportInputError, load_runs
+from harness.report._stats import condition_shares
+
+REPORT_FILE = "report.md"
+
+
+def write_report(run_dirs: Sequence[Path], out_dir: Path) -> Path:
+    """Read the runs, combine their conditions, draw the plots and write report.md into `out_dir`; return its path."""
+    runs = load_runs(run_dirs)
+    conditions = combine(runs)
+    if not conditions:
+        raise ReportInputError(f"the runs {', '.join(r.name for r in runs)} hold no condition to report.")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    plot_rrr_distribution(conditions, out_dir / RRR_DISTRIBUTION)
+    plot_rrr_vs_trials(conditions, out_dir / RRR_VS_TRIALS)
+    plot_solved_and_mention(conditions, [condition_shares(c) for c in conditions], out_dir / SOLVED_AND_MENTION)
+    table = as_condition_reports(conditions)
+    path = out_dir / REPORT_FILE
+    path.write_text(report_markdown(runs, conditions, table, out_dir))
+    return path

@@ -1,0 +1,108 @@
+"""A run directory read for reporting: its metrics (from metrics.json, or recomputed from trials.jsonl) and status.
+
+Reading never writes (`harness.records.read_trials`): a run may still be recording, so a torn last line
+is left alone and skipped, where `harness.records.TrialLog` would cut it off the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from harness.errors import HarnessError
+from harness.records import MANIFEST_FILE, TRIALS_FILE, Manifest, TrialRecord, read_trials
+from harness.run_metrics import METRICS_FILE, RunMetrics, run_metrics
+from harness.target_object import target_object
+
+
+class ReportInputError(HarnessError):
+    """A run directory cannot be reported on as given."""
+
+
+class RunData(BaseModel):
+    """One run directory's metrics and where they came from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(description="The folder name, or as much of its path as tells the report's runs apart.")
+    path: Path = Field(description="The run directory.")
+    metrics: RunMetrics
+    metrics_source: str = Field(description="'metrics.json', or how many records the metrics were recomputed from.")
+    status: str | None = Field(description="The manifest's status (running, finished, failed); None without one.")
+
+
+def _read_manifest(run_dir: Path) -> Manifest | None:
+    path = run_dir / MANIFEST_FILE
+    return Manifest.model_validate_json(path.read_text()) if path.is_file() else None
+
+
+def _conditions(records: Sequence[TrialRecord], manifest: Manifest | None) -> list[str]:
+    """The run's condition order: the configuration's, else the order of first appearance in the records."""
+    configured = [c["name"] for c in manifest.config.get("conditions", [])] if manifest else []
+    seen = list(dict.fromkeys(r.condition for r in records))
+    return [c for c in configured if c in seen] + [c for c in seen if c not in configured]
+
+
+def _trial_budget(records: Sequence[TrialRecord], manifest: Manifest | None) -> int:
+    if manifest and "trials" in manifest.config.get("experiment", {}):
+        return int(manifest.config["experiment"]["trials"])
+    return max(r.trial for r in records) + 1
+
+
+def recompute_metrics(run_dir: Path, manifest: Manifest | None) -> tuple[RunMetrics, int]:
+    """The metrics a finished run would have written, and the number of records they come from."""
+    records = read_trials(run_dir)
+    if not records:
+        raise ReportInputError(f"{run_dir} holds no complete trial record and no {METRICS_FILE}; nothing to report.")
+    try:
+        targets = {r.task_id: target_object(r.task_id) for r in records}
+    except ValueError as error:
+        raise ReportInputError(f"{run_dir}: {error}") from error
+    metrics = run_metrics(records, _conditions(records, manifest), targets, _trial_budget(records, manifest))
+    return metrics, len(records)
+
+
+def _read_metrics(path: Path) -> RunMetrics:
+    try:
+        return RunMetrics.model_validate_json(path.read_text())
+    except ValidationError as error:
+        raise ReportInputError(
+            f"{path} is not a metrics file of this harness ({error.error_count()} errors); delete it to recompute "
+            "the metrics from the records."
+        ) from error
+
+
+def load_run(run_dir: Path, name: str) -> RunData:
+    """Metrics from metrics.json when the run wrote one, else recomputed from its records."""
+    manifest = _read_manifest(run_dir)
+    if (run_dir / METRICS_FILE).is_file():
+        metrics, source = _read_metrics(run_dir / METRICS_FILE), METRICS_FILE
+    elif (run_dir / TRIALS_FILE).is_file():
+        metrics, count = recompute_metrics(run_dir, manifest)
+        source = f"recomputed from {count} records (no {METRICS_FILE})"
+    else:
+        raise ReportInputError(f"{run_dir} is not a run directory: it holds neither {METRICS_FILE} nor {TRIALS_FILE}.")
+    return RunData(
+        name=name, path=run_dir, metrics=metrics, metrics_source=source, status=manifest.status if manifest else None
+    )
+
+
+def run_names(run_dirs: Sequence[Path]) -> list[str]:
+    """Each directory's name, with as many parent folders as it takes to tell them apart."""
+    resolved = [Path(d).resolve() for d in run_dirs]
+    if len(set(resolved)) != len(resolved):
+        raise ReportInputError("a run directory is given twice; give each once.")
+    depth = 1
+    # Unique full paths guarantee an end: at worst every name is its whole path.
+    while len(set(names := [Path(*p.parts[-depth:]).as_posix() for p in resolved])) < len(resolved):
+        depth += 1
+    return names
+
+
+def load_runs(run_dirs: Sequence[Path]) -> list[RunData]:
+    """Every run directory, in the order given."""
+    if not run_dirs:
+        raise ReportInputError("no run directory given.")
+    return [load_run(Path(d), name) for d, name in zip(run_dirs, run_names(run_dirs))]

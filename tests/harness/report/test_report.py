@@ -1,0 +1,208 @@
+"""Reports of our own runs: the condition table, the plots, several runs combined, and the command line."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from harness.records import Manifest, TrialLog, TrialRecord, write_manifest
+from harness.report import REPORT_FILE, load_runs, wilson_interval, write_report
+from harness.report.__main__ import main
+from harness.report._plots import PLOT_FILES
+from harness.run_metrics import METRICS_FILE, run_metrics, write_metrics
+from tests.harness.factories import make_record
+
+MUG = "pick_and_place_simple-Mug-None-Desk-308/trial_T1"
+SALT = "pick_and_place_simple-SaltShaker-None-Cabinet-10/trial_T2"
+CUP = "pick_and_place_simple-Cup-None-Shelf-1/trial_T3"
+SAME = "Take the Mug from desk 1."
+PLAN = "Open cabinet 2, take the mug, then go to desk 1 and put it there."
+RECOMPUTED = "recomputed from 13 records (no metrics.json)"
+HEADER = (
+    "| condition | actor / reflector | solved / tasks | object mention, strict | object mention, normalized "
+    "| average RRR (tasks with RRR) | frozen | malformed answers |\n|---|---|---|---|---|---|---|---|"
+)
+
+
+def _with_models(record: TrialRecord, model: str) -> TrialRecord:
+    return record.model_copy(update={"actor_model": model, "reflector_model": model})
+
+
+def run_a_records() -> list[TrialRecord]:
+    """Three conditions on two tasks; self_diagnosis freezes on MUG."""
+    return [
+        *(make_record(t, SAME, task=MUG) for t in range(3)),
+        make_record(0, "look for a salt shaker in drawer 1", task=SALT),
+        make_record(1, None, True, task=SALT),
+        *(make_record(t, None, task=MUG, condition="no_memory") for t in range(3)),
+        make_record(0, None, True, task=SALT, condition="no_memory"),
+        make_record(0, "The mug is in cabinet 2.", task=MUG, condition="programmatic"),
+        make_record(1, PLAN, task=MUG, condition="programmatic"),
+        make_record(2, None, True, task=MUG, condition="programmatic"),
+        make_record(0, None, True, task=SALT, condition="programmatic"),
+    ]
+
+
+def run_b_records() -> list[TrialRecord]:
+    """self_diagnosis under the same model as run A; no_memory under another one."""
+    return [
+        make_record(0, "Take the cup 1 from shelf 1.", task=CUP),
+        make_record(1, "I should search the countertop before the shelf and go there first.", task=CUP),
+        make_record(2, None, True, task=CUP),
+        *(_with_models(make_record(t, None, task=CUP, condition="no_memory"), "tiny") for t in range(3)),
+    ]
+
+
+def _write_records(run_dir: Path, records: list[TrialRecord]) -> None:
+    log = TrialLog(run_dir)
+    for record in records:
+        log.append(record)
+
+
+@pytest.fixture
+def run_a(tmp_path: Path) -> Path:
+    """A run with a manifest and records but no metrics.json (it stopped before writing them)."""
+    run_dir = tmp_path / "run_a"
+    _write_records(run_dir, run_a_records())
+    config = {
+        "conditions": [{"name": "self_diagnosis"}, {"name": "no_memory"}, {"name": "programmatic"}],
+        "experiment": {"trials": 3},
+    }
+    manifest = Manifest(
+        config=config,
+        package_versions={},
+        git_commit=None,
+        data_hashes={},
+        started_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        status="failed",
+    )
+    write_manifest(run_dir, manifest)
+    return run_dir
+
+
+@pytest.fixture
+def run_b(tmp_path: Path) -> Path:
+    """A finished run: its metrics.json is what the report reads."""
+    run_dir = tmp_path / "run_b"
+    records = run_b_records()
+    _write_records(run_dir, records)
+    write_metrics(run_dir, run_metrics(records, ["self_diagnosis", "no_memory"], {CUP: "Cup"}, trial_budget=3))
+    return run_dir
+
+
+def test_wilson_interval_matches_a_hand_computed_value() -> None:
+    # 8 of 10, z = 1.96: p = 0.8, d = 1 + 3.8416 / 10 = 1.38416,
+    # centre = (0.8 + 3.8416 / 20) / d = 0.99208 / 1.38416 = 0.7167380,
+    # half = 1.96 / d * sqrt(0.8 * 0.2 / 10 + 3.8416 / 400) = 1.4160213 * 0.1600125 = 0.2265811,
+    # so (0.4901569, 0.9433191).
+    low, high = wilson_interval(8, 10, z=1.96)
+    assert (low, high) == (pytest.approx(0.4901569, abs=1e-6), pytest.approx(0.9433191, abs=1e-6))
+    assert wilson_interval(8, 10) == (pytest.approx(0.4902, abs=1e-4), pytest.approx(0.9433, abs=1e-4))
+    low, high = wilson_interval(0, 5)
+    assert low == 0.0 and high == pytest.approx(3.8415 / (5 + 3.8415), abs=1e-4)
+    with pytest.raises(ValueError, match="n > 0"):
+        wilson_interval(0, 0)
+
+
+def test_a_run_without_metrics_json_is_recomputed_from_its_records(run_a: Path) -> None:
+    (run,) = load_runs([run_a])
+    targets = {MUG: "Mug", SALT: "SaltShaker"}
+    expected = run_metrics(run_a_records(), ["self_diagnosis", "no_memory", "programmatic"], targets, 3)
+    assert run.metrics == expected
+    assert (run.name, run.status, run.metrics_source) == ("run_a", "failed", RECOMPUTED)
+    assert not (run_a / METRICS_FILE).exists()
+
+
+def test_the_report_of_one_run_holds_the_condition_table(run_a: Path) -> None:
+    path = write_report([run_a], run_a)
+    assert path == run_a / REPORT_FILE
+    text = path.read_text()
+    table = "\n".join(
+        [
+            HEADER,
+            "| self_diagnosis | m | 1/2 (50%) | 3/4 (75%) | 4/4 (100%) | 1.00 (1) | 1/1 | 0 |",
+            "| no_memory | m | 1/2 (50%) | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
+            "| programmatic | m | 2/2 (100%) | 0/2 (0%) | 2/2 (100%) | 0.00 (1) | 0/1 | 0 |",
+        ]
+    )
+    assert table + "\n\nObject mention:" in text
+    assert f"| run_a | [.](.) | failed | 3 | self_diagnosis, no_memory, programmatic | {RECOMPUTED} |" in text
+    for name in PLOT_FILES:
+        assert f"]({name})" in text
+
+
+def test_every_plot_is_a_real_picture(run_a: Path) -> None:
+    write_report([run_a], run_a)
+    for name in PLOT_FILES:
+        with Image.open(run_a / name) as image:
+            assert image.format == "PNG"
+            width, height = image.size
+            assert 600 <= width <= 3000 and 400 <= height <= 2000, name
+            colors = image.convert("RGB").getcolors(maxcolors=1_000_000)
+            assert colors is not None and len(colors) > 50, name
+
+
+def test_two_runs_pool_conditions_with_the_same_models_and_keep_the_others_apart(
+    run_a: Path, run_b: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "combined"
+    text = write_report([run_a, run_b], out).read_text()
+    table = "\n".join(
+        [
+            HEADER,
+            "| self_diagnosis | m | 2/3 (67%) | 3/6 (50%) | 5/6 (83%) | 0.50 (2) | 1/2 | 0 |",
+            "| no_memory (run_a) | m | 1/2 (50%) | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
+            "| no_memory (run_b) | tiny | 0/1 (0%) | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
+            "| programmatic | m | 2/2 (100%) | 0/2 (0%) | 2/2 (100%) | 0.00 (1) | 0/1 | 0 |",
+        ]
+    )
+    assert table in text
+    assert "pooled (their tasks counted together) when their actor and reflector models match" in text
+    assert "Pooled here: self_diagnosis pooled from run_a, run_b." in text
+    assert "Kept apart here (models differ): no_memory (run_a); no_memory (run_b)." in text
+    assert "| run_b | [../run_b](../run_b) | no manifest | 3 | self_diagnosis, no_memory | metrics.json |" in text
+    assert all((out / name).is_file() for name in PLOT_FILES)
+
+
+def test_runs_with_the_same_folder_name_are_told_apart_by_their_parents(tmp_path: Path) -> None:
+    first, second = tmp_path / "sweep1" / "0", tmp_path / "sweep2" / "0"
+    _write_records(first, run_a_records())
+    _write_records(second, run_a_records())
+    assert [run.name for run in load_runs([first, second])] == ["sweep1/0", "sweep2/0"]
+
+
+def test_reading_a_run_still_recording_leaves_its_torn_last_line_alone(run_a: Path) -> None:
+    trials = run_a / "trials.jsonl"
+    torn = trials.read_bytes() + b'{"task_id": "pick'
+    trials.write_bytes(torn)
+    (run,) = load_runs([run_a])
+    assert run.metrics_source == RECOMPUTED
+    assert trials.read_bytes() == torn
+
+
+def test_the_command_writes_into_the_single_run_directory(run_b: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main([str(run_b)])
+    assert capsys.readouterr().out == f"wrote {run_b / REPORT_FILE}\n"
+    assert sorted(p.name for p in run_b.glob("*.png")) == sorted(PLOT_FILES)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["{a}", "{b}"], "error: 2 run directories given without --out; say where the combined report goes.\n"),
+        (["{missing}"], "error: {missing} is not a run directory: it holds neither metrics.json nor trials.jsonl.\n"),
+        (["{a}", "{a}", "--out", "{out}"], "error: a run directory is given twice; give each once.\n"),
+    ],
+)
+def test_the_command_refuses_bad_input_in_one_sentence(
+    run_a: Path, run_b: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], message: str
+) -> None:
+    paths = {"a": run_a, "b": run_b, "missing": tmp_path / "nothing", "out": tmp_path / "out"}
+    with pytest.raises(SystemExit) as exit_:
+        main([argument.format(**paths) for argument in arguments])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == message.format(**paths)
+    assert not (tmp_path / "out").exists()
