@@ -31,7 +31,9 @@ def main(cfg: DictConfig) -> None:
         summary = experiment.run()
     except HarnessError as error:
         fail(error, None)
-    log.info("solved %d/%d; summary in %s", summary.solved, summary.tasks, run_dir / "summary.md")
+    for condition in summary.conditions:
+        log.info("%s: solved %d/%d", condition.condition, condition.solved, condition.tasks)
+    log.info("summary in %s, metrics in %s", run_dir / "summary.md", run_dir / "metrics.json")
 
 
 if __name__ == "__main__":

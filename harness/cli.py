@@ -24,7 +24,8 @@ def preflight(overrides: list[str]) -> None:
         group = "model" if key in ROLE_MODEL_KEYS else key
         if group not in CONFIG_GROUPS:
             continue
-        for choice in value.split(","):
+        # `strategy=a,b` sweeps, `strategy=[a,b]` selects several at once: either way, each name must exist.
+        for choice in value.strip("[]").split(","):
             if key in ROLE_MODEL_KEYS and choice in ("", "null"):
                 continue
             try:

@@ -28,14 +28,30 @@ class EnvConfig(_Strict):
     task_types: list[str] = Field(default_factory=list, description="Task types (put, clean, ... or full prefixes).")
     set: str | None = Field(None, description="A named set file in data/alfworld/sets/.")
     first_n: int | None = Field(None, ge=1, description="Keep the first N games after the other filters.")
+    frozen_in: str | None = Field(None, description="A run directory: keep the games whose memory froze there.")
+    frozen_condition: str = Field("self_diagnosis", description="The condition of `frozen_in` whose memory counts.")
     max_steps: int = Field(49, ge=1, description="Actions per episode (Reflexion: 49).")
 
 
-class StrategyConfig(_Strict):
-    """The reflection source of a condition and its memory window."""
+class ConditionConfig(_Strict):
+    """One reflection condition as written in configs/strategy/<name>.yaml."""
 
-    name: str
+    source: str = Field(description="The registered reflection source that writes this condition's memory.")
     memory_window: int = Field(3, ge=0, description="Reflections the actor and reflector read (Reflexion: 3).")
+    options: dict[str, Any] = Field(default_factory=dict, description="Settings of the source, checked by it.")
+    actor_model: str | None = Field(None, description="A configs/model option for the actor; None = the run's.")
+    reflector_model: str | None = Field(None, description="A configs/model option for the reflector; None = the run's.")
+
+
+class Condition(_Strict):
+    """A condition resolved for a run: its source, window, options and both models."""
+
+    name: str = Field(description="The condition's name, as recorded in every trial.")
+    source: str
+    memory_window: int = Field(ge=0)
+    options: dict[str, Any] = Field(default_factory=dict)
+    actor: ModelConfig
+    reflector: ModelConfig
 
 
 class ExperimentConfig(_Strict):
@@ -58,23 +74,20 @@ class RunConfig(_Strict):
     """Everything one run needs, validated."""
 
     env: EnvConfig
-    strategy: StrategyConfig
+    conditions: list[Condition] = Field(min_length=1, description="The conditions, in the order they were chosen.")
     experiment: ExperimentConfig
     llm: LLMSettings
     actor: ModelConfig
     reflector: ModelConfig
     progress: bool = True
 
-    @field_validator("strategy")
+    @field_validator("conditions")
     @classmethod
-    def _known_strategy(cls, strategy: StrategyConfig) -> StrategyConfig:
-        from harness.reflection import available_sources
-
-        if strategy.name not in available_sources():
-            raise ValueError(
-                f"unknown strategy {strategy.name!r}; accepted: {', '.join(sorted(available_sources()))}"
-            )
-        return strategy
+    def _unique_names(cls, conditions: list[Condition]) -> list[Condition]:
+        names = [c.name for c in conditions]
+        if len(set(names)) != len(names):
+            raise ValueError(f"condition names repeat: {names}")
+        return conditions
 
 
 def available_options(group: str) -> list[str]:
@@ -95,21 +108,59 @@ def load_model_config(name: str) -> dict[str, Any]:
     return OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "model" / f"{name}.yaml"), resolve=True)  # type: ignore[return-value]
 
 
-def _role_model(raw: dict[str, Any], role: str, n_threads: int | None) -> dict[str, Any]:
-    chosen = raw.get(f"{role}_model")
-    model = load_model_config(chosen) if chosen else dict(raw["model"])
+def _model(name: str | None, fallback: dict[str, Any], n_threads: int | None) -> dict[str, Any]:
+    model = load_model_config(name) if name else dict(fallback)
     if n_threads is not None:
         model["n_threads"] = n_threads
     return model
 
 
-def _first_error_sentence(error: ValidationError) -> str:
+def _first_error_sentence(error: ValidationError, prefix: str = "") -> str:
     first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "config"
+    where = prefix + (".".join(str(part) for part in first["loc"]) or "config")
     value = first.get("input")
     message = first["msg"].removeprefix("Value error, ")
     shown = "" if isinstance(value, dict) else f" = {value!r}"
     return f"{where}{shown} is invalid: {message}."
+
+
+def resolve_condition(
+    name: str, raw: Any, run_actor: dict[str, Any], run_reflector: dict[str, Any], n_threads: int | None
+) -> Condition:
+    """One configs/strategy entry checked against the source registry and turned into a Condition."""
+    from harness.reflection import available_sources, get_source
+
+    if not isinstance(raw, dict):
+        raise ConfigError(f"strategy.{name} must be a mapping with at least `source`, not {raw!r}.")
+    try:
+        entry = ConditionConfig.model_validate(raw)
+    except ValidationError as error:
+        raise ConfigError(_first_error_sentence(error, f"strategy.{name}.")) from None
+    if entry.source not in available_sources():
+        raise ConfigError(
+            f"strategy.{name}.source = {entry.source!r} is not a reflection source; "
+            f"accepted: {', '.join(available_sources())}."
+        )
+    source = get_source(entry.source)
+    try:
+        source.Options.model_validate(entry.options)
+    except ValidationError as error:
+        raise ConfigError(_first_error_sentence(error, f"strategy.{name}.options.")) from None
+    actor = _model(entry.actor_model, run_actor, n_threads)
+    reflector = _model(entry.reflector_model, run_reflector, n_threads)
+    if source.swaps_models and actor == run_actor and reflector == run_reflector:
+        raise ConfigError(
+            f"strategy.{name} (source {entry.source}) swaps no model: set strategy.{name}.actor_model or "
+            f"strategy.{name}.reflector_model to a model other than the run's ({run_actor['name']})."
+        )
+    return Condition(
+        name=name,
+        source=entry.source,
+        memory_window=entry.memory_window,
+        options=entry.options,
+        actor=actor,
+        reflector=reflector,
+    )
 
 
 def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
@@ -119,14 +170,20 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
     )
     raw.pop("hydra", None)
     n_threads = (raw.get("llm") or {}).get("n_threads")
+    strategies = raw.get("strategy")
+    if not isinstance(strategies, dict) or not strategies:
+        raise ConfigError(f"strategy = {strategies!r} is invalid: choose at least one, e.g. strategy=self_diagnosis.")
     try:
+        actor = _model(raw.get("actor_model"), raw["model"], n_threads)
+        reflector = _model(raw.get("reflector_model"), raw["model"], n_threads)
+        conditions = [resolve_condition(name, entry, actor, reflector, n_threads) for name, entry in strategies.items()]
         candidate = {
             "env": raw.get("env"),
-            "strategy": raw.get("strategy"),
+            "conditions": conditions,
             "experiment": raw.get("experiment"),
             "llm": raw.get("llm"),
-            "actor": _role_model(raw, "actor", n_threads),
-            "reflector": _role_model(raw, "reflector", n_threads),
+            "actor": actor,
+            "reflector": reflector,
             "progress": raw.get("progress", True),
         }
         return RunConfig.model_validate(candidate)

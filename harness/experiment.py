@@ -10,17 +10,21 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from envs.alfworld import AlfworldGame, list_games, select_games
-from harness.config import RunConfig
+from harness.config import Condition, RunConfig
 from harness.errors import GameNotFoundError, ResumeMismatchError
+from harness.frozen import frozen_in_run
 from harness.llm import CachedLLM, CacheMode, CacheStore, ModelConfig, create_backend
-from harness.loop import LoopSettings, run_loop
+from harness.loop import ConditionRun, LoopSettings, run_loop
 from harness.progress import Progress
 from harness.prompts import PROMPTS_DIR
 from harness.records import Manifest, TrialLog, TrialRecord, read_manifest, write_manifest
 from harness.reflection import get_source
+from harness.report import write_report
+from harness.run_metrics import RunMetrics, run_metrics, write_metrics
+from harness.tables import conditions_table, rrr_grid
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +44,13 @@ def choose_games(config: RunConfig) -> list[AlfworldGame]:
         set_name=config.env.set,
         first_n=config.env.first_n,
     )
+    if config.env.frozen_in is not None:
+        frozen = set(frozen_in_run(Path(config.env.frozen_in), config.env.frozen_condition))
+        chosen = [game for game in chosen if game.game_id in frozen]
     if not chosen:
         raise GameNotFoundError(
-            f"env.games={config.env.games}, env.task_types={config.env.task_types} and env.set={config.env.set} "
-            "together select no game; loosen one of them."
+            f"env.games={config.env.games}, env.task_types={config.env.task_types}, env.set={config.env.set} "
+            f"and env.frozen_in={config.env.frozen_in} together select no game; loosen one of them."
         )
     return chosen
 
@@ -109,19 +116,49 @@ def check_resumable(previous: dict[str, Any], current: dict[str, Any]) -> None:
             )
 
 
-def build_llm(model: ModelConfig, store: CacheStore, mode: CacheMode) -> CachedLLM:
-    return CachedLLM(create_backend(model), store, mode)
+class LLMPool:
+    """One backend per (role, model): conditions sharing a model share its instance and its warm prefix."""
+
+    def __init__(self, store: CacheStore, mode: CacheMode) -> None:
+        self.store, self.mode = store, mode
+        self._llms: dict[tuple[str, str], CachedLLM] = {}
+
+    def get(self, role: str, model: ModelConfig) -> CachedLLM:
+        key = (role, model.model_dump_json())
+        if key not in self._llms:
+            self._llms[key] = CachedLLM(create_backend(model), self.store, self.mode)
+        return self._llms[key]
+
+
+def condition_run(condition: Condition, pool: LLMPool) -> ConditionRun:
+    source = get_source(condition.source)(condition.memory_window, condition.options)
+    actor_llm = pool.get("actor", condition.actor)
+    return ConditionRun(
+        name=condition.name,
+        source=source,
+        actor_llm=actor_llm,
+        reflector_llm=pool.get("reflector", condition.reflector) if source.uses_memory else actor_llm,
+        actor_model=condition.actor.name,
+        reflector_model=condition.reflector.name if source.uses_memory else "none",
+    )
+
+
+class ConditionSummary(BaseModel):
+    """Headline figures of one condition."""
+
+    condition: str
+    tasks: int
+    solved: int
+    solved_by_trial: list[int] = Field(description="Tasks solved by the end of each trial, cumulative.")
+    reflections: int
 
 
 class RunSummary(BaseModel):
     """Per-run headline figures, also written as summary.md."""
 
-    tasks: int
     trials: int
     records: int
-    solved: int
-    solved_by_trial: list[int]
-    reflections: int
+    conditions: list[ConditionSummary]
     llm_calls: int
     cache_hits: int
     prompt_tokens: int
@@ -131,17 +168,23 @@ class RunSummary(BaseModel):
     wall_s: float
 
 
-def summarize(records: list[TrialRecord], tasks: int, trials: int) -> RunSummary:
-    solved_by_trial = [
-        len({r.task_id for r in records if r.success and r.trial <= t}) for t in range(trials)
-    ]
-    return RunSummary(
+def condition_summary(records: list[TrialRecord], condition: str, tasks: int, trials: int) -> ConditionSummary:
+    mine = [r for r in records if r.condition == condition]
+    solved_by_trial = [len({r.task_id for r in mine if r.success and r.trial <= t}) for t in range(trials)]
+    return ConditionSummary(
+        condition=condition,
         tasks=tasks,
-        trials=trials,
-        records=len(records),
         solved=solved_by_trial[-1] if solved_by_trial else 0,
         solved_by_trial=solved_by_trial,
-        reflections=sum(r.reflection is not None for r in records),
+        reflections=sum(r.reflection is not None for r in mine),
+    )
+
+
+def summarize(records: list[TrialRecord], conditions: list[str], tasks: int, trials: int) -> RunSummary:
+    return RunSummary(
+        trials=trials,
+        records=len(records),
+        conditions=[condition_summary(records, c, tasks, trials) for c in conditions],
         llm_calls=sum(r.llm_calls for r in records),
         cache_hits=sum(r.cache_hits for r in records),
         prompt_tokens=sum(r.usage.prompt_tokens for r in records),
@@ -152,23 +195,37 @@ def summarize(records: list[TrialRecord], tasks: int, trials: int) -> RunSummary
     )
 
 
-def summary_markdown(summary: RunSummary, config: RunConfig) -> str:
-    by_trial = ", ".join(f"trial {t}: {n}" for t, n in enumerate(summary.solved_by_trial))
-    return "\n".join(
-        [
-            f"# Run summary: {config.strategy.name} on {config.env.name}",
-            "",
-            f"- actor model: {config.actor.name}; reflector model: {config.reflector.name}",
-            f"- tasks: {summary.tasks}; trials: {summary.trials}; records: {summary.records}",
-            f"- solved: {summary.solved}/{summary.tasks} (cumulative by trial: {by_trial})",
-            f"- reflections written: {summary.reflections}",
-            f"- LLM calls: {summary.llm_calls} ({summary.cache_hits} from cache); "
-            f"tokens: {summary.prompt_tokens} prompt, {summary.completion_tokens} completion",
-            f"- seconds in ALFWorld: {summary.env_s}; waiting on the LLM: {summary.llm_s}; "
-            f"trial wall time: {summary.wall_s}",
-            "",
-        ]
-    )
+def summary_markdown(summary: RunSummary, metrics: RunMetrics, config: RunConfig) -> str:
+    names = ", ".join(c.name for c in config.conditions)
+    lines = [
+        f"# Run summary: {names} on {config.env.name}",
+        "",
+        f"- run models: actor {config.actor.name}, reflector {config.reflector.name}",
+        f"- tasks: {summary.conditions[0].tasks if summary.conditions else 0}; trials: {summary.trials}; "
+        f"records: {summary.records}",
+    ]
+    for c in summary.conditions:
+        by_trial = ", ".join(f"trial {t}: {n}" for t, n in enumerate(c.solved_by_trial))
+        lines.append(
+            f"- {c.condition}: solved {c.solved}/{c.tasks} (cumulative by trial: {by_trial}); "
+            f"reflections written: {c.reflections}"
+        )
+    lines += [
+        f"- LLM calls: {summary.llm_calls} ({summary.cache_hits} from cache); "
+        f"tokens: {summary.prompt_tokens} prompt, {summary.completion_tokens} completion",
+        f"- seconds in ALFWorld: {summary.env_s}; waiting on the LLM: {summary.llm_s}; "
+        f"trial wall time: {summary.wall_s}",
+        "",
+        "## Conditions",
+        "",
+        conditions_table(metrics.conditions),
+        "",
+        "## Reflection repetition per task",
+        "",
+        rrr_grid(metrics.conditions),
+        "",
+    ]
+    return "\n".join(lines)
 
 
 class Experiment:
@@ -181,29 +238,23 @@ class Experiment:
         self.config = config
         self.run_dir = run_dir
         self.games = choose_games(config)
-        self.source = get_source(config.strategy.name)(config.strategy.memory_window)
         self.resolved = config.model_dump(mode="json")
         self.previous = read_manifest(run_dir)
         if self.previous is not None:
             check_resumable(self.previous.config, self.resolved)
-        # One store per run: both roles read the same file, so it is loaded once.
-        store = CacheStore(Path(config.llm.cache.path))
-        mode = config.llm.cache.mode
-        self.actor_llm = build_llm(config.actor, store, mode)
-        self.reflector_llm = build_llm(config.reflector, store, mode) if self.source.uses_memory else self.actor_llm
+        # One store per run: every model reads the same file, so it is loaded once.
+        pool = LLMPool(CacheStore(Path(config.llm.cache.path)), config.llm.cache.mode)
+        self.conditions = [condition_run(condition, pool) for condition in config.conditions]
         self.trial_log = TrialLog(run_dir)
         self.settings = LoopSettings(
-            condition=config.strategy.name,
             trials=config.experiment.trials,
             max_steps=config.env.max_steps,
             max_concurrency=config.experiment.max_concurrency,
             seed=config.experiment.seed,
-            actor_model=config.actor.name,
-            reflector_model=config.reflector.name,
         )
 
     def run(self) -> RunSummary:
-        """Play every pending trial, then write the summary; the manifest records how it ended."""
+        """Play every pending trial, then write metrics and summary; the manifest records how it ended."""
         manifest = Manifest(
             config=self.resolved,
             package_versions=package_versions(),
@@ -217,15 +268,18 @@ class Experiment:
             log.info("resuming: %d trial(s) already recorded", len(self.trial_log.records))
         progress = Progress(self.settings.trials, self.config.progress)
         try:
-            run_loop(
-                self.games, self.source, self.actor_llm, self.reflector_llm, self.trial_log, self.settings, progress
-            )
+            run_loop(self.games, self.conditions, self.trial_log, self.settings, progress)
         except BaseException:
             ended = {"status": "failed", "ended_at": datetime.now(timezone.utc)}
             write_manifest(self.run_dir, manifest.model_copy(update=ended))
             raise
         ended = {"status": "finished", "ended_at": datetime.now(timezone.utc)}
         write_manifest(self.run_dir, manifest.model_copy(update=ended))
-        summary = summarize(self.trial_log.records, len(self.games), self.settings.trials)
-        (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, self.config))
+        records = self.trial_log.records
+        names = [c.name for c in self.conditions]
+        metrics = run_metrics(records, names, {g.game_id: g.target_object for g in self.games}, self.settings.trials)
+        write_metrics(self.run_dir, metrics)
+        summary = summarize(records, names, len(self.games), self.settings.trials)
+        (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config))
+        write_report([self.run_dir], self.run_dir)
         return summary

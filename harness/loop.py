@@ -1,10 +1,11 @@
-"""The Reflexion loop: trials x unsolved tasks through a bounded pool, one durable record per trial."""
+"""The Reflexion loop: trials x conditions x unsolved tasks through a bounded pool, one durable record each."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
@@ -15,7 +16,7 @@ from harness.memory import memory_window
 from harness.metering import MeteredLLM
 from harness.progress import Progress
 from harness.records import Timing, TrialLog, TrialRecord
-from harness.reflection import ReflectionInput, ReflectionSource
+from harness.reflection import Reflection, ReflectionInput, ReflectionSource
 
 
 class LoopSettings(BaseModel):
@@ -23,11 +24,20 @@ class LoopSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    condition: str
     trials: int
     max_steps: int
     max_concurrency: int
     seed: int
+
+
+@dataclass(frozen=True)
+class ConditionRun:
+    """A condition ready to play: its reflection source and the two models it uses."""
+
+    name: str
+    source: ReflectionSource
+    actor_llm: CachedLLM
+    reflector_llm: CachedLLM
     actor_model: str
     reflector_model: str
 
@@ -55,19 +65,17 @@ def play_trial(
     game: AlfworldGame,
     trial: int,
     history: TaskHistory,
-    source: ReflectionSource,
-    actor_llm: CachedLLM,
-    reflector_llm: CachedLLM,
+    condition: ConditionRun,
     settings: LoopSettings,
     progress: Progress,
 ) -> TrialRecord:
-    """Play one trial of one game and reflect on it if it failed."""
+    """Play one trial of one game under one condition and reflect on it if it failed."""
     started = time.perf_counter()
+    source = condition.source
     window = memory_window(history.reflections, source.memory_window) if source.uses_memory else []
-    actor = MeteredLLM(actor_llm, CallContext(task_id=game.game_id, trial=trial, condition=settings.condition, role="actor"))
-    reflector = MeteredLLM(
-        reflector_llm, CallContext(task_id=game.game_id, trial=trial, condition=settings.condition, role="reflector")
-    )
+    context = CallContext(task_id=game.game_id, trial=trial, condition=condition.name, role="actor")
+    actor = MeteredLLM(condition.actor_llm, context)
+    reflector = MeteredLLM(condition.reflector_llm, context.model_copy(update={"role": "reflector"}))
     # The actor owns the step budget; the engine must not end episodes on its own count.
     with AlfworldEpisode(game, max_episode_steps=None) as env:
         episode = play_episode(
@@ -77,16 +85,19 @@ def play_trial(
             actor,
             settings.max_steps,
             settings.seed,
-            on_step=lambda step: progress.step(game.game_id, trial, step),
+            on_step=lambda step: progress.step(f"{condition.name} {game.game_id}", trial, step),
         )
         env_seconds = env.env_seconds
-    reflection = None
+    reflection = Reflection(text=None)
     if not episode.success:
         reflection = source.reflect(
             ReflectionInput(
                 task_id=game.game_id,
                 task_text=episode.task_text,
                 scenario=episode.scenario(),
+                trajectory=episode.steps,
+                end_reason=episode.end_reason,
+                max_steps=settings.max_steps,
                 memory=window,
                 seed=settings.seed,
             ),
@@ -95,7 +106,7 @@ def play_trial(
     meters = (actor, reflector)
     return TrialRecord(
         task_id=game.game_id,
-        condition=settings.condition,
+        condition=condition.name,
         trial=trial,
         success=episode.success,
         end_reason=episode.end_reason,
@@ -103,9 +114,10 @@ def play_trial(
         task_text=episode.task_text,
         trajectory=episode.steps,
         memory=window,
-        reflection=reflection,
-        actor_model=settings.actor_model,
-        reflector_model=settings.reflector_model,
+        reflection=reflection.text,
+        reflection_details=reflection.details,
+        actor_model=condition.actor_model,
+        reflector_model=condition.reflector_model,
         usage=sum((m.usage for m in meters), Usage()),
         llm_calls=sum(m.calls for m in meters),
         cache_hits=sum(m.cache_hits for m in meters),
@@ -118,40 +130,46 @@ def play_trial(
     )
 
 
-def pending_games(
-    games: Sequence[AlfworldGame], trial_log: TrialLog, condition: str, trial: int
-) -> list[tuple[AlfworldGame, TaskHistory]]:
-    """Games still to play in this trial: not yet recorded, not solved before."""
+PendingTrial = tuple[ConditionRun, AlfworldGame, TaskHistory]
+
+
+def pending_trials(
+    games: Sequence[AlfworldGame], conditions: Sequence[ConditionRun], trial_log: TrialLog, trial: int
+) -> list[PendingTrial]:
+    """(condition, game) pairs still to play in this trial, condition by condition: not recorded, not solved."""
     done = trial_log.keys()
     pending = []
-    for game in games:
-        if (game.game_id, condition, trial) in done:
-            continue
-        history = task_history(trial_log.records, game.game_id, condition, trial)
-        if not history.solved:
-            pending.append((game, history))
+    for condition in conditions:
+        for game in games:
+            if (game.game_id, condition.name, trial) in done:
+                continue
+            history = task_history(trial_log.records, game.game_id, condition.name, trial)
+            if not history.solved:
+                pending.append((condition, game, history))
     return pending
 
 
 def run_loop(
     games: Sequence[AlfworldGame],
-    source: ReflectionSource,
-    actor_llm: CachedLLM,
-    reflector_llm: CachedLLM,
+    conditions: Sequence[ConditionRun],
     trial_log: TrialLog,
     settings: LoopSettings,
     progress: Progress,
 ) -> None:
-    """Run every trial; records are appended by this thread only, as trials finish."""
+    """Run every trial of every condition; records are appended by this thread only, as trials finish.
+
+    Trial t of every condition runs before trial t + 1 of any, so an interrupted study has
+    comparable progress in all conditions.
+    """
     for trial in range(settings.trials):
-        pending = pending_games(games, trial_log, settings.condition, trial)
+        pending = pending_trials(games, conditions, trial_log, trial)
         if not pending:
             continue
         progress.trial_started(trial, len(pending))
         with ThreadPoolExecutor(max_workers=settings.max_concurrency) as pool:
             futures: set[Future[TrialRecord]] = {
-                pool.submit(play_trial, game, trial, history, source, actor_llm, reflector_llm, settings, progress)
-                for game, history in pending
+                pool.submit(play_trial, game, trial, history, condition, settings, progress)
+                for condition, game, history in pending
             }
             first_error: BaseException | None = None
             while futures:

@@ -47,9 +47,10 @@ class Progress:
                 self.stream.write("\r" + " " * 100 + "\r")
         if self.enabled:
             log.info(
-                "[%d/%d] %s trial %d: %s after %d steps (%s)%s",
+                "[%d/%d] %s %s trial %d: %s after %d steps (%s)%s",
                 done,
                 tasks,
+                record.condition,
                 record.task_id,
                 record.trial,
                 "WON" if record.success else "failed",

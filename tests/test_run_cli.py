@@ -25,12 +25,22 @@ def assert_one_sentence_error(stderr: str, *needles: str) -> None:
         ("env.games=[pick_and_place_simple-Unicorn-None-Desk-308]", ("Unicorn",)),
         ("model=no-such-model", ("model=no-such-model", "qwen2.5-coder-1.5b")),
         ("actor_model=no-such-model", ("model=no-such-model", "smollm2-135m")),
+        ("strategy=[self_diagnosis,oracle]", ("strategy=oracle", "grounded_template", "programmatic")),
+        ("env.frozen_in=/nonexistent/run", ("env.frozen_in=/nonexistent/run", "not a run directory")),
+        ("strategy.self_diagnosis.memory_window=-2", ("strategy.self_diagnosis.memory_window = -2",)),
     ],
 )
 def test_bad_input_fails_before_any_work(run_dir: Path, override: str, needles: tuple[str, ...]) -> None:
     result = run_cli(override, f"hydra.run.dir={run_dir}")
     assert result.returncode == 2
     assert_one_sentence_error(result.stderr, *needles)
+    assert not run_dir.exists()
+
+
+def test_a_model_swap_onto_the_run_s_own_model_is_refused(run_dir: Path) -> None:
+    result = run_cli("experiment=five_conditions", "model=smollm2-135m", f"hydra.run.dir={run_dir}")
+    assert result.returncode == 2
+    assert_one_sentence_error(result.stderr, "strategy.model_swap", "swaps no model")
     assert not run_dir.exists()
 
 

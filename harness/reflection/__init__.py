@@ -1,16 +1,17 @@
 """Reflection sources: what turns a failed trajectory into the text that reaches memory.
 
-Each source is one module registered by name; adding a condition is adding a file
-and listing it in `_SOURCE_MODULES`.
+Each source is one module registered by name (add a module and list it in `_SOURCE_MODULES`).
+A condition, `configs/strategy/<name>.yaml`, picks a source with its memory window, options and models.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
 
-from harness.reflection._base import ReflectionInput, ReflectionSource, register_source, registered_sources
+from harness.reflection._base import Reflection, ReflectionInput, ReflectionSource, register_source, registered_sources
+from harness.reflection_details import ExtractedSignals, ReflectionDetails, TemplateParts
 
-_SOURCE_MODULES = ("self_diagnosis", "no_memory")
+_SOURCE_MODULES = ("self_diagnosis", "no_memory", "grounded_template", "programmatic", "model_swap")
 
 
 def _import_all() -> None:
@@ -33,4 +34,14 @@ def get_source(name: str) -> type[ReflectionSource]:
     return sources[name]
 
 
-__all__ = ["ReflectionInput", "ReflectionSource", "available_sources", "get_source", "register_source"]
+__all__ = [
+    "ExtractedSignals",
+    "Reflection",
+    "ReflectionDetails",
+    "ReflectionInput",
+    "ReflectionSource",
+    "TemplateParts",
+    "available_sources",
+    "get_source",
+    "register_source",
+]

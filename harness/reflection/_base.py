@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Callable, ClassVar, TypeVar
+from typing import Any, Callable, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.metering import MeteredLLM
+from harness.reflection_details import ReflectionDetails
+from harness.trajectory import Step
 
 
 class ReflectionInput(BaseModel):
@@ -18,8 +20,26 @@ class ReflectionInput(BaseModel):
     task_id: str
     task_text: str
     scenario: str = Field(description="The episode log from the task's initial observation to its status line.")
+    trajectory: list[Step] = Field(description="The episode's steps, as recorded.")
+    end_reason: str = Field(description="Why the episode ended (see TrialRecord.end_reason).")
+    max_steps: int = Field(ge=1, description="The episode's step budget.")
     memory: list[str] = Field(description="The reflections in the window, oldest first.")
     seed: int = 0
+
+
+class Reflection(BaseModel):
+    """What a source produced for one failed trial."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str | None = Field(description="What reaches memory; None when nothing does.")
+    details: ReflectionDetails | None = Field(None, description="Source-specific evidence kept in the record.")
+
+
+class NoOptions(BaseModel):
+    """A source without settings."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class ReflectionSource(ABC):
@@ -27,13 +47,17 @@ class ReflectionSource(ABC):
 
     name: ClassVar[str]
     uses_memory: ClassVar[bool] = True
+    swaps_models: ClassVar[bool] = False
+    """True when the condition only makes sense with a model other than the run's (model_swap)."""
+    Options: ClassVar[type[BaseModel]] = NoOptions
 
-    def __init__(self, memory_window: int) -> None:
+    def __init__(self, memory_window: int, options: dict[str, Any] | None = None) -> None:
         self.memory_window = memory_window
+        self.options = self.Options.model_validate(options or {})
 
     @abstractmethod
-    def reflect(self, trial: ReflectionInput, llm: MeteredLLM) -> str | None:
-        """The reflection to store, or None when this source keeps no memory."""
+    def reflect(self, trial: ReflectionInput, llm: MeteredLLM) -> Reflection:
+        """The reflection for a failed trial (its text may be None)."""
 
 
 _REGISTRY: dict[str, type[ReflectionSource]] = {}
@@ -41,7 +65,7 @@ _S = TypeVar("_S", bound=type[ReflectionSource])
 
 
 def register_source(name: str) -> Callable[[_S], _S]:
-    """Class decorator: make a source selectable as `strategy=<name>`."""
+    """Class decorator: make a source selectable as a condition's `source: <name>`."""
 
     def decorate(cls: _S) -> _S:
         cls.name = name

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.metering import MeteredLLM
-from harness.reflection._base import ReflectionInput, ReflectionSource, register_source
+from harness.reflection._base import Reflection, ReflectionInput, ReflectionSource, register_source
 
 
 @register_source("no_memory")
@@ -12,5 +12,5 @@ class NoMemory(ReflectionSource):
 
     uses_memory = False
 
-    def reflect(self, trial: ReflectionInput, llm: MeteredLLM) -> None:
-        return None
+    def reflect(self, trial: ReflectionInput, llm: MeteredLLM) -> Reflection:
+        return Reflection(text=None)

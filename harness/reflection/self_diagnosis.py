@@ -5,10 +5,19 @@ from __future__ import annotations
 from harness.llm import LLMRequest
 from harness.metering import MeteredLLM
 from harness.prompts import read_prompt
-from harness.reflection._base import ReflectionInput, ReflectionSource, register_source
+from harness.reflection._base import Reflection, ReflectionInput, ReflectionSource, register_source
 
 # Reflexion called its reflector with temperature 0 and 256 tokens, no stop sequence.
 REFLECTION_MAX_TOKENS = 256
+
+
+def past_plans(memory: list[str]) -> str:
+    """Reflexion's block listing earlier reflections, or "" without memory."""
+    if not memory:
+        return ""
+    return "\n\nPlans from past attempts:\n" + "".join(
+        f"Trial #{index}: {reflection}\n" for index, reflection in enumerate(memory)
+    )
 
 
 def reflection_query(scenario: str, memory: list[str]) -> str:
@@ -17,23 +26,20 @@ def reflection_query(scenario: str, memory: list[str]) -> str:
         few_shot_examples=read_prompt("alfworld/reflexion_few_shot_examples.txt"),
         scenario=scenario,
     )
-    if memory:
-        query += "\n\nPlans from past attempts:\n"
-        for index, reflection in enumerate(memory):
-            query += f"Trial #{index}: {reflection}\n"
-    return query + "\n\nNew plan:"
+    return query + past_plans(memory) + "\n\nNew plan:"
+
+
+def reflection_request(prompt: str, seed: int) -> LLMRequest:
+    """A reflector call as Reflexion made it."""
+    return LLMRequest(
+        kind="completion", prompt=prompt, max_tokens=REFLECTION_MAX_TOKENS, temperature=0.0, seed=seed
+    )
 
 
 @register_source("self_diagnosis")
 class SelfDiagnosis(ReflectionSource):
     """The model reads its failed episode and writes a new plan in its own words."""
 
-    def reflect(self, trial: ReflectionInput, llm: MeteredLLM) -> str:
-        request = LLMRequest(
-            kind="completion",
-            prompt=reflection_query(trial.scenario, trial.memory),
-            max_tokens=REFLECTION_MAX_TOKENS,
-            temperature=0.0,
-            seed=trial.seed,
-        )
-        return llm.generate(request).text
+    def reflect(self, trial: ReflectionInput, llm: MeteredLLM) -> Reflection:
+        prompt = reflection_query(trial.scenario, trial.memory)
+        return Reflection(text=llm.generate(reflection_request(prompt, trial.seed)).text)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 from hydra import compose, initialize_config_dir
 
@@ -18,7 +21,9 @@ def test_default_is_the_embedded_demo() -> None:
     config = composed()
     assert config.actor.name == config.reflector.name == "qwen2.5-coder-1.5b"
     assert config.actor.backend == "llamacpp"
-    assert config.strategy.name == "self_diagnosis" and config.strategy.memory_window == 3
+    [condition] = config.conditions
+    assert (condition.name, condition.source, condition.memory_window) == ("self_diagnosis", "self_diagnosis", 3)
+    assert condition.actor == config.actor and condition.reflector == config.reflector
     assert (config.env.set, config.env.max_steps, config.experiment.trials) == ("demo", 30, 2)
     assert config.llm.cache.mode == "auto"
 
@@ -54,7 +59,9 @@ def test_cache_settings_come_from_llm_cache() -> None:
         ("experiment.max_concurrency=0", "experiment.max_concurrency = 0"),
         ("llm.cache.mode=sometimes", "llm.cache.mode = 'sometimes'"),
         ("env.max_steps=-5", "env.max_steps = -5"),
-        ("strategy.name=oracle", "unknown strategy 'oracle'"),
+        ("strategy.self_diagnosis.source=oracle", "strategy.self_diagnosis.source = 'oracle' is not a reflection"),
+        ("strategy.self_diagnosis.memory_window=-1", "strategy.self_diagnosis.memory_window = -1 is invalid"),
+        ("+strategy.self_diagnosis.options.depth=3", "strategy.self_diagnosis.options.depth = 3 is invalid"),
     ],
 )
 def test_invalid_values_get_one_sentence(override: str, needle: str) -> None:
@@ -62,3 +69,59 @@ def test_invalid_values_get_one_sentence(override: str, needle: str) -> None:
         composed(override)
     message = str(caught.value)
     assert needle in message and message.endswith(".") and "\n" not in message
+
+
+def test_five_conditions_runs_every_condition_on_the_published_frozen_set() -> None:
+    config = composed("experiment=five_conditions")
+    names = [c.name for c in config.conditions]
+    assert names == ["self_diagnosis", "no_memory", "grounded_template", "programmatic", "model_swap"]
+    assert (config.env.set, config.env.max_steps, config.experiment.trials) == ("frozen_published", 49, 10)
+    swap = config.conditions[-1]
+    assert (swap.actor.name, swap.reflector.name) == ("smollm2-135m", "smollm2-135m")
+    assert all(c.actor.name == "qwen2.5-coder-1.5b" for c in config.conditions[:-1])
+
+
+def test_a_list_of_conditions_keeps_its_order_and_one_condition_replaces_the_list() -> None:
+    assert [c.name for c in composed("strategy=[programmatic,no_memory]").conditions] == ["programmatic", "no_memory"]
+    assert [c.name for c in composed("experiment=five_conditions", "strategy=no_memory").conditions] == ["no_memory"]
+
+
+def test_either_role_alone_can_be_swapped() -> None:
+    config = composed(
+        "strategy=model_swap", "strategy.model_swap.actor_model=null", "strategy.model_swap.reflector_model=gpt-4o-mini"
+    )
+    [swap] = config.conditions
+    assert (swap.actor.name, swap.reflector.name) == ("qwen2.5-coder-1.5b", "gpt-4o-mini")
+
+
+def test_a_model_swap_that_swaps_nothing_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"strategy.model_swap \(source model_swap\) swaps no model"):
+        composed("strategy=model_swap", "model=smollm2-135m")
+
+
+def test_source_options_are_checked_by_the_source() -> None:
+    [condition] = composed(
+        "strategy=grounded_template", "strategy.grounded_template.options.on_malformed=keep_raw"
+    ).conditions
+    assert condition.options == {"on_malformed": "keep_raw"}
+    with pytest.raises(ConfigError, match="strategy.grounded_template.options.on_malformed = 'ignore' is invalid"):
+        composed("strategy=grounded_template", "strategy.grounded_template.options.on_malformed=ignore")
+
+
+def test_a_sixth_condition_is_a_yaml_file(tmp_path: Path) -> None:
+    configs = tmp_path / "configs"
+    shutil.copytree(CONFIG_DIR, configs)
+    (configs / "strategy" / "gpt_reflector.yaml").write_text(
+        "gpt_reflector:\n  source: self_diagnosis\n  reflector_model: gpt-4o-mini\n"
+    )
+    six = "strategy=[self_diagnosis,no_memory,grounded_template,programmatic,model_swap,gpt_reflector]"
+    with initialize_config_dir(config_dir=str(configs), version_base="1.3"):
+        config = validate_config(compose(config_name="config", overrides=["experiment=five_conditions", six]))
+    assert len(config.conditions) == 6
+    sixth = config.conditions[-1]
+    assert (sixth.name, sixth.source, sixth.actor.name, sixth.reflector.name) == (
+        "gpt_reflector",
+        "self_diagnosis",
+        "qwen2.5-coder-1.5b",
+        "gpt-4o-mini",
+    )
