@@ -1,0 +1,460 @@
+"""The child side of the sandbox: isolate this process, run the code, run the tests, report.
+
+Started by `_run.py` as `python -I _runner.py <payload fd>`. It imports only the standard library
+because it runs beside the code under test, in the same interpreter. Every result goes to the report
+pipe as one JSON line tagged with the parent's nonce and this process's pid; nothing goes to stdout,
+which belongs to the code.
+"""
+
+import ast
+import ctypes
+import errno
+import json
+import linecache
+import os
+import re
+import reprlib
+import resource
+import stat
+import sys
+import traceback
+import types
+
+IMPLEMENTATION_FILE = "<implementation>"
+TESTS_FILE = "<tests>"
+# Failing asserts are rewritten to bind their operands to these names, so the values that made the
+# assert fail are reported as computed, without calling the code a second time.
+ACTUAL_NAME = "_sandbox_actual_"
+EXPECTED_NAME = "_sandbox_expected_"
+MAX_REPR = 500
+MAX_TEXT = 1000
+SETUP_FAILED_EXIT = 70
+
+_CLONE_NEWNS, _CLONE_NEWNET = 0x00020000, 0x40000000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x1000, 0x4000, 0x40000
+_PR_SET_NO_NEW_PRIVS = 38
+_SYS_MOUNT_SETATTR = 442  # the same number on every architecture (added in Linux 5.12)
+_AT_FDCWD, _AT_RECURSIVE = -100, 0x8000
+_MOUNT_ATTR_RDONLY, _MOUNT_ATTR_NOSUID = 0x1, 0x2
+
+
+# ---------------------------------------------------------------- the report channel
+
+
+class _Channel:
+    """JSON lines on the report pipe; the parent ignores lines without its nonce or from another pid."""
+
+    def __init__(self, fd: int, nonce: str) -> None:
+        self._fd = fd
+        self._nonce = nonce
+        self._pid = os.getpid()
+
+    def send(self, event: str, **fields: object) -> None:
+        # A process forked by the code continues in this runner; it must not speak for it.
+        if os.getpid() != self._pid:
+            return
+        data = (json.dumps({"event": event, "nonce": self._nonce, "pid": self._pid, **fields}) + "\n").encode()
+        try:
+            while data:
+                data = data[os.write(self._fd, data) :]
+        except OSError:
+            pass  # the code closed the pipe; the parent then finds no "done" and says so
+
+
+# ---------------------------------------------------------------- isolation (as root)
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+_libc.syscall.restype = ctypes.c_long
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_uint64) for name in ("attr_set", "attr_clr", "propagation", "userns_fd")]
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"{what}: {os.strerror(code)}")
+
+
+def _encode(text: str | None) -> bytes | None:
+    return None if text is None else text.encode()
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    _check(_libc.mount(_encode(source), target.encode(), _encode(fstype), flags, _encode(data)), f"mount {target}")
+
+
+def _interpreter_dirs() -> dict[str, list[str]]:
+    """Directories the sandbox uid cannot traverse, each with the interpreter trees beneath it.
+
+    The interpreter often lives under a home directory of mode 0700 (pyenv under /root); those
+    trees are mounted back into an empty tmpfs laid over the directory, hiding everything else.
+    """
+    trees = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, sys.base_exec_prefix)})
+    trees = [t for t in trees if not any(t.startswith(other + os.sep) for other in trees)]
+    hidden: dict[str, list[str]] = {}
+    for tree in trees:
+        parts = tree.split(os.sep)
+        for depth in range(2, len(parts)):
+            ancestor = os.sep.join(parts[:depth])
+            if not os.stat(ancestor).st_mode & stat.S_IXOTH:
+                hidden.setdefault(ancestor, []).append(tree)
+                break
+    return hidden
+
+
+def _private_filesystem(workdir: str, uid: int, gid: int, workdir_bytes: int) -> None:
+    """Private mount and network namespaces: all read-only but a fresh tmpfs workdir, /proc showing only the sandbox uid."""
+    # A new network namespace too: no interface but a loopback that is down, so no network at all.
+    _check(_libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET), "unshare(CLONE_NEWNS | CLONE_NEWNET)")
+    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing mounted below reaches the host
+    for directory, trees in _interpreter_dirs().items():
+        fds = [os.open(tree, os.O_PATH) for tree in trees]
+        _mount("tmpfs", directory, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755,size=64k")
+        for tree, fd in zip(trees, fds):
+            os.makedirs(tree, mode=0o755)
+            _mount(f"/proc/self/fd/{fd}", tree, None, _MS_BIND | _MS_REC)
+            os.close(fd)
+    # hidepid: the parent's /proc/<pid>/environ and cmdline are not even listed.
+    _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "hidepid=invisible")
+    attr = _MountAttr(_MOUNT_ATTR_RDONLY | _MOUNT_ATTR_NOSUID, 0, 0, 0)
+    _check(
+        _libc.syscall(
+            ctypes.c_long(_SYS_MOUNT_SETATTR),
+            ctypes.c_int(_AT_FDCWD),
+            b"/",
+            ctypes.c_uint(_AT_RECURSIVE),
+            ctypes.byref(attr),
+            ctypes.c_size_t(ctypes.sizeof(attr)),
+        ),
+        "mount_setattr(/, read-only, recursive)",
+    )
+    # Mounted after the read-only pass, so it alone is writable; its size caps all the code writes.
+    _mount("tmpfs", workdir, "tmpfs", _MS_NOSUID | _MS_NODEV, f"mode=0700,uid={uid},gid={gid},size={workdir_bytes}")
+
+
+def _drop_privileges(uid: int, gid: int) -> None:
+    """Become uid/gid for good: no capabilities, no supplementary groups, no setuid escalation."""
+    _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    stdlib = os.path.dirname(os.__file__)
+    if not os.access(stdlib, os.R_OK | os.X_OK):
+        raise PermissionError(f"uid {uid} cannot read the standard library at {stdlib}")
+
+
+def _set_limits(limits: dict[str, int]) -> None:
+    """Resource limits, never above a hard limit the harness itself already runs under."""
+
+    def limit(kind: int, soft: int, hard: int) -> None:
+        _, current_hard = resource.getrlimit(kind)
+        if current_hard != resource.RLIM_INFINITY:
+            soft, hard = min(soft, current_hard), min(hard, current_hard)
+        resource.setrlimit(kind, (soft, hard))
+
+    limit(resource.RLIMIT_CORE, 0, 0)
+    # SIGXCPU at the soft limit; SIGKILL one second later if the code catches it.
+    limit(resource.RLIMIT_CPU, limits["cpu_s"], limits["cpu_s"] + 1)
+    limit(resource.RLIMIT_FSIZE, limits["file_size_bytes"], limits["file_size_bytes"])
+    limit(resource.RLIMIT_NPROC, limits["processes"], limits["processes"])
+    limit(resource.RLIMIT_AS, limits["memory_bytes"], limits["memory_bytes"])
+
+
+def _isolate(payload: dict) -> dict:
+    """Everything that must hold before the code runs; returns what is in effect."""
+    workdir, uid, gid = payload["workdir"], payload["uid"], payload["gid"]
+    if uid is not None:
+        _private_filesystem(workdir, uid, gid, payload["workdir_bytes"])
+    os.chdir(workdir)  # after the mount, so the cwd is the tmpfs and not the directory it covers
+    if uid is not None:
+        _drop_privileges(uid, gid)
+    _set_limits(payload["limits"])
+    return {"uid": os.getuid(), "gid": os.getgid(), "privileges_dropped": uid is not None}
+
+
+def _install_audit_hook(workdir: str) -> None:
+    """Refuse, from Python, file changes outside the workdir and reading any /proc/<pid>/environ.
+
+    Defence in depth only: ctypes, a subprocess or a C extension bypasses it.
+    """
+    root = os.path.realpath(workdir)
+    environ = re.compile(r"/proc/[^/]+/(task/[^/]+/)?environ")
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+    # (index of a path argument, index of its dir_fd argument or None), per audit event.
+    guarded = {
+        "os.remove": ((0, 1),),
+        "os.rmdir": ((0, 1),),
+        "shutil.rmtree": ((0, 1),),
+        "os.mkdir": ((0, 2),),
+        "os.chmod": ((0, 2),),
+        "os.chown": ((0, 3),),
+        "os.utime": ((0, 3),),
+        "os.truncate": ((0, None),),
+        "os.rename": ((0, 2), (1, 3)),
+        "os.link": ((1, 3),),
+        "os.symlink": ((1, 2),),
+    }
+    realpath, join, getcwd, fsdecode, readlink = os.path.realpath, os.path.join, os.getcwd, os.fsdecode, os.readlink
+
+    def resolve(path: object, dir_fd: object) -> str:
+        base = readlink(f"/proc/self/fd/{dir_fd}") if isinstance(dir_fd, int) and dir_fd >= 0 else getcwd()
+        return realpath(join(base, fsdecode(path)))
+
+    def inside(resolved: str) -> bool:
+        return resolved == root or resolved.startswith(root + os.sep)
+
+    def hook(event: str, args: tuple) -> None:
+        if event == "open":
+            path, _mode, flags = args
+            if isinstance(path, int):
+                return  # an open file descriptor, checked when it was opened
+            resolved = resolve(path, None)
+            if environ.fullmatch(resolved):
+                raise PermissionError(errno.EACCES, "sandbox: reading a process environment is refused", resolved)
+            if flags & write_flags and not inside(resolved):
+                raise PermissionError(
+                    errno.EACCES, "sandbox: writing outside the working directory is refused", resolved
+                )
+        elif event in guarded:
+            for path_index, fd_index in guarded[event]:
+                path = args[path_index]
+                if isinstance(path, int):
+                    continue
+                resolved = resolve(path, None if fd_index is None else args[fd_index])
+                if not inside(resolved):
+                    raise PermissionError(
+                        errno.EACCES, f"sandbox: {event} outside the working directory is refused", resolved
+                    )
+
+    sys.addaudithook(hook)
+
+
+# ---------------------------------------------------------------- describing values and exceptions
+
+
+_repr = reprlib.Repr()
+_repr.maxlevel = 6
+_repr.maxlist = _repr.maxtuple = _repr.maxset = _repr.maxfrozenset = _repr.maxdeque = _repr.maxarray = 100
+_repr.maxdict = 50
+_repr.maxstring = _repr.maxlong = _repr.maxother = MAX_REPR
+
+
+def _cut(text: str, limit: int) -> str:
+    text = text.encode("utf-8", "replace").decode("utf-8")  # lone surrogates would break the JSON report
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _short_repr(value: object) -> str:
+    try:
+        return _cut(_repr.repr(value), MAX_REPR)
+    except Exception as error:  # a __repr__ of the code's own may raise anything
+        return f"<unrepresentable {type(value).__name__}: {type(error).__name__}>"
+
+
+def _frames(error: BaseException) -> list[tuple[types.FrameType, int]]:
+    frames, tb = [], error.__traceback__
+    while tb is not None:
+        frames.append((tb.tb_frame, tb.tb_lineno))
+        tb = tb.tb_next
+    return frames
+
+
+def _deepest(frames: list[tuple[types.FrameType, int]], filename: str) -> tuple[types.FrameType, int] | None:
+    for frame, line in reversed(frames):
+        if frame.f_code.co_filename == filename:
+            return frame, line
+    return None
+
+
+def _source_line(lines: list[str], number: int | None) -> dict | None:
+    if number is None or not 1 <= number <= len(lines):
+        return None
+    return {"line": number, "text": _cut(lines[number - 1].strip(), MAX_TEXT)}
+
+
+def _resource_limit(error: BaseException) -> str | None:
+    """The limit an exception stands for: how RLIMIT_AS, _FSIZE, _NPROC and the tmpfs size show up in Python."""
+    if isinstance(error, MemoryError):
+        return "memory"
+    if isinstance(error, OSError) and error.errno == errno.EFBIG:
+        return "file_size"
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "disk_space"
+    if isinstance(error, OSError) and error.errno == errno.EAGAIN:
+        return "processes"  # fork() or clone() over RLIMIT_NPROC
+    if isinstance(error, RuntimeError) and "can't start new thread" in str(error):
+        return "processes"
+    return None
+
+
+def _describe(error: BaseException, code_lines: list[str], test_lines: list[str] | None) -> dict:
+    """Type, message, and where it was raised: in the implementation, and in the test script if any."""
+    try:
+        message = str(error)
+    except Exception:
+        message = f"<unprintable {type(error).__name__}>"
+    frames = _frames(error)
+    implementation = _deepest(frames, IMPLEMENTATION_FILE)
+    implementation_line = _source_line(code_lines, implementation[1] if implementation else None)
+    if isinstance(error, SyntaxError) and error.filename == IMPLEMENTATION_FILE:
+        implementation_line = _source_line(code_lines, error.lineno)
+    test_line = None
+    if test_lines is not None:
+        test = _deepest(frames, TESTS_FILE)
+        test_line = _source_line(test_lines, test[1] if test else None)
+    return {
+        "type": type(error).__name__,
+        "message": _cut(message, MAX_TEXT),
+        "implementation_line": implementation_line,
+        "test_line": test_line,
+        "resource_limit": _resource_limit(error),
+        "system_exit": isinstance(error, SystemExit),
+    }
+
+
+# ---------------------------------------------------------------- running tests
+
+
+class _BindOperands(ast.NodeTransformer):
+    """Rewrite `assert a == b` as `assert (ACTUAL := a) == (EXPECTED := b)`, `assert x` as `assert (ACTUAL := x)`."""
+
+    @staticmethod
+    def _bind(name: str, value: ast.expr) -> ast.expr:
+        return ast.copy_location(ast.NamedExpr(target=ast.Name(id=name, ctx=ast.Store()), value=value), value)
+
+    def visit_Assert(self, node: ast.Assert) -> ast.Assert:
+        test = node.test
+        if isinstance(test, ast.Compare):
+            test.left = self._bind(ACTUAL_NAME, test.left)
+            test.comparators[0] = self._bind(EXPECTED_NAME, test.comparators[0])
+        elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test.operand = self._bind(ACTUAL_NAME, test.operand)
+        else:
+            node.test = self._bind(ACTUAL_NAME, test)
+        return node
+
+
+def _compile_tests(source: str) -> tuple[types.CodeType, list[ast.Assert]]:
+    """The instrumented code of a test source, and its asserts as written (for their text and lines)."""
+    asserts = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Assert)]
+    tree = ast.fix_missing_locations(_BindOperands().visit(ast.parse(source)))
+    return compile(tree, TESTS_FILE, "exec", dont_inherit=True), asserts
+
+
+def _failed_assert(error: AssertionError, source: str, asserts: list[ast.Assert]) -> dict | None:
+    """The failing assert of the tests, with the values of its operands; None if the code itself raised it."""
+    frames = _frames(error)
+    if not frames or frames[-1][0].f_code.co_filename != TESTS_FILE:
+        return None
+    frame, line = frames[-1]
+    enclosing = [node for node in asserts if node.lineno <= line <= (node.end_lineno or node.lineno)]
+    node = max(enclosing, key=lambda n: n.lineno, default=None)
+    text = ast.get_source_segment(source, node) if node else source.splitlines()[line - 1]
+    names = frame.f_locals
+    compared = node is not None and isinstance(node.test, ast.Compare)
+    return {
+        "line": line,
+        "source": _cut(" ".join((text or "").split()), MAX_TEXT),
+        "actual": _short_repr(names[ACTUAL_NAME]) if ACTUAL_NAME in names else None,
+        "expected": _short_repr(names[EXPECTED_NAME]) if compared and EXPECTED_NAME in names else None,
+    }
+
+
+def _result(source: str, line: int | None, outcome: str, **details: object) -> dict:
+    return {"source": _cut(source, MAX_TEXT), "line": line, "outcome": outcome, **details}
+
+
+def _run_assert(statement: str, namespace: dict, code_lines: list[str]) -> dict:
+    """One statement of an assert list, alone."""
+    try:
+        code, asserts = _compile_tests(statement)
+        exec(code, namespace)
+    except AssertionError as error:
+        failure = _failed_assert(error, statement, asserts)
+        if failure is not None:
+            return _result(statement, None, "failed", actual=failure["actual"], expected=failure["expected"])
+        return _result(statement, None, "error", error=_describe(error, code_lines, None))
+    except BaseException as error:
+        return _result(statement, None, "error", error=_describe(error, code_lines, None))
+    finally:
+        namespace.pop(ACTUAL_NAME, None)
+        namespace.pop(EXPECTED_NAME, None)
+    return _result(statement, None, "passed")
+
+
+def _run_check_script(script: str, entry_point: str, namespace: dict, code_lines: list[str]) -> dict:
+    """A test script defining check(candidate), then check(<entry point>); the first failing assert ends it."""
+    call = f"check({entry_point})"
+    test_lines = script.splitlines()
+    try:
+        code, asserts = _compile_tests(script)
+        exec(code, namespace)
+        if entry_point not in namespace:
+            raise NameError(f"the code defines no {entry_point!r} for the tests to call")
+        if "check" not in namespace:
+            raise NameError("the test script defines no check(candidate) function")
+        namespace["check"](namespace[entry_point])
+    except AssertionError as error:
+        failure = _failed_assert(error, script, asserts)
+        if failure is not None:
+            return _result(
+                failure["source"], failure["line"], "failed", actual=failure["actual"], expected=failure["expected"]
+            )
+        return _result(call, None, "error", error=_describe(error, code_lines, test_lines))
+    except BaseException as error:
+        return _result(call, None, "error", error=_describe(error, code_lines, test_lines))
+    return _result(call, None, "passed")
+
+
+def _run(payload: dict, channel: _Channel) -> None:
+    """Load the code as module `solution`, then run each test, reporting as it goes."""
+    code = payload["code"]
+    code_lines = code.splitlines()
+    # So tracebacks and inspect.getsource inside the code can show its lines.
+    linecache.cache[IMPLEMENTATION_FILE] = (len(code), None, code.splitlines(True), IMPLEMENTATION_FILE)
+    module = types.ModuleType("solution")
+    sys.modules["solution"] = module
+    try:
+        exec(compile(code, IMPLEMENTATION_FILE, "exec", dont_inherit=True), module.__dict__)
+    except BaseException as error:
+        channel.send("loaded", error=_describe(error, code_lines, None))
+        return
+    channel.send("loaded", error=None)
+    tests = payload["tests"]
+    if tests["kind"] == "asserts":
+        for statement in tests["asserts"]:
+            channel.send("test", result=_run_assert(statement, module.__dict__, code_lines))
+    else:
+        channel.send(
+            "test", result=_run_check_script(tests["script"], tests["entry_point"], module.__dict__, code_lines)
+        )
+
+
+def main() -> None:
+    with os.fdopen(int(sys.argv[1]), "rb") as handle:
+        payload = json.loads(handle.read())
+    channel = _Channel(payload["report_fd"], payload.pop("nonce"))
+    try:
+        isolation = _isolate(payload)
+    except Exception:
+        channel.send("setup_failed", detail=traceback.format_exc(limit=4))
+        os._exit(SETUP_FAILED_EXIT)
+    channel.send("ready", isolation=isolation)
+    _install_audit_hook(payload["workdir"])
+    _run(payload, channel)
+    channel.send("done")
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # the code may have closed or replaced them
+            pass
+    # Skip atexit handlers and non-daemon threads the code may have left behind.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
