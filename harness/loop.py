@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from envs.alfworld import AlfworldEpisode, AlfworldGame
-from harness.actor import play_episode
+from harness.domains import Domain
 from harness.llm import CachedLLM, CallContext, Usage
 from harness.memory import memory_window
 from harness.metering import MeteredLLM
@@ -25,7 +24,6 @@ class LoopSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     trials: int
-    max_steps: int
     max_concurrency: int
     seed: int
 
@@ -43,61 +41,64 @@ class ConditionRun:
 
 
 class TaskHistory(BaseModel):
-    """What earlier trials of one task left behind."""
+    """What earlier trials of one task under one condition left behind."""
 
+    records: list[TrialRecord]
     reflections: list[str]
-    solved: bool
+    finished: bool
 
 
-def task_history(records: Sequence[TrialRecord], task_id: str, condition: str, before_trial: int) -> TaskHistory:
-    """Reflections (in trial order) and solved status of a task from its records before a trial."""
+def task_history(
+    records: Sequence[TrialRecord], task_id: str, condition: str, before_trial: int, domain: Domain
+) -> TaskHistory:
+    """Records, reflections (in trial order) and whether the task is over, from the trials before one."""
     mine = sorted(
         (r for r in records if r.task_id == task_id and r.condition == condition and r.trial < before_trial),
         key=lambda r: r.trial,
     )
     return TaskHistory(
+        records=mine,
         reflections=[r.reflection for r in mine if r.reflection is not None],
-        solved=any(r.success for r in mine),
+        finished=any(domain.finished(r.success, r.end_reason) for r in mine),
     )
 
 
 def play_trial(
-    game: AlfworldGame,
+    domain: Domain,
+    task_id: str,
     trial: int,
     history: TaskHistory,
     condition: ConditionRun,
     settings: LoopSettings,
     progress: Progress,
 ) -> TrialRecord:
-    """Play one trial of one game under one condition and reflect on it if it failed."""
+    """Play one trial of one task under one condition and reflect on it if it failed."""
     started = time.perf_counter()
     source = condition.source
     window = memory_window(history.reflections, source.memory_window) if source.uses_memory else []
-    context = CallContext(task_id=game.game_id, trial=trial, condition=condition.name, role="actor")
+    context = CallContext(task_id=task_id, trial=trial, condition=condition.name, role="actor")
     actor = MeteredLLM(condition.actor_llm, context)
     reflector = MeteredLLM(condition.reflector_llm, context.model_copy(update={"role": "reflector"}))
-    # The actor owns the step budget; the engine must not end episodes on its own count.
-    with AlfworldEpisode(game, max_episode_steps=None) as env:
-        episode = play_episode(
-            env,
-            game.prompt_type,
-            window,
-            actor,
-            settings.max_steps,
-            settings.seed,
-            on_step=lambda step: progress.step(f"{condition.name} {game.game_id}", trial, step),
-        )
-        env_seconds = env.env_seconds
+    attempt = domain.play(
+        task_id,
+        window,
+        history.records,
+        actor,
+        settings.seed,
+        on_step=lambda step: progress.step(f"{condition.name} {task_id}", trial, step),
+    )
     reflection = Reflection(text=None)
-    if not episode.success:
+    if not domain.finished(attempt.success, attempt.end_reason):
         reflection = source.reflect(
             ReflectionInput(
-                task_id=game.game_id,
-                task_text=episode.task_text,
-                scenario=episode.scenario(),
-                trajectory=episode.steps,
-                end_reason=episode.end_reason,
-                max_steps=settings.max_steps,
+                domain=domain.name,
+                task_id=task_id,
+                task_text=attempt.task_text,
+                scenario=attempt.scenario,
+                trajectory=attempt.trajectory,
+                end_reason=attempt.end_reason,
+                max_steps=domain.max_steps,
+                evidence=attempt.details.signals if attempt.details else None,
                 memory=window,
                 seed=settings.seed,
             ),
@@ -105,17 +106,18 @@ def play_trial(
         )
     meters = (actor, reflector)
     return TrialRecord(
-        task_id=game.game_id,
+        task_id=task_id,
         condition=condition.name,
         trial=trial,
-        success=episode.success,
-        end_reason=episode.end_reason,
-        steps=len(episode.steps),
-        task_text=episode.task_text,
-        trajectory=episode.steps,
+        success=attempt.success,
+        end_reason=attempt.end_reason,
+        steps=len(attempt.trajectory),
+        task_text=attempt.task_text,
+        trajectory=attempt.trajectory,
         memory=window,
         reflection=reflection.text,
         reflection_details=reflection.details,
+        attempt_details=attempt.details,
         actor_model=condition.actor_model,
         reflector_model=condition.reflector_model,
         usage=sum((m.usage for m in meters), Usage()),
@@ -124,33 +126,33 @@ def play_trial(
         llm_latency_s=round(sum(m.latency_s for m in meters), 6),
         timing=Timing(
             wall_s=time.perf_counter() - started,
-            env_s=env_seconds,
+            env_s=attempt.env_s,
             llm_s=sum(m.wait_s for m in meters),
         ),
     )
 
 
-PendingTrial = tuple[ConditionRun, AlfworldGame, TaskHistory]
+PendingTrial = tuple[ConditionRun, str, TaskHistory]
 
 
 def pending_trials(
-    games: Sequence[AlfworldGame], conditions: Sequence[ConditionRun], trial_log: TrialLog, trial: int
+    domain: Domain, conditions: Sequence[ConditionRun], trial_log: TrialLog, trial: int
 ) -> list[PendingTrial]:
-    """(condition, game) pairs still to play in this trial, condition by condition: not recorded, not solved."""
+    """(condition, task) pairs still to play in this trial, condition by condition: not recorded, not over."""
     done = trial_log.keys()
     pending = []
     for condition in conditions:
-        for game in games:
-            if (game.game_id, condition.name, trial) in done:
+        for task_id in domain.task_ids():
+            if (task_id, condition.name, trial) in done:
                 continue
-            history = task_history(trial_log.records, game.game_id, condition.name, trial)
-            if not history.solved:
-                pending.append((condition, game, history))
+            history = task_history(trial_log.records, task_id, condition.name, trial, domain)
+            if not history.finished:
+                pending.append((condition, task_id, history))
     return pending
 
 
 def run_loop(
-    games: Sequence[AlfworldGame],
+    domain: Domain,
     conditions: Sequence[ConditionRun],
     trial_log: TrialLog,
     settings: LoopSettings,
@@ -162,14 +164,14 @@ def run_loop(
     comparable progress in all conditions.
     """
     for trial in range(settings.trials):
-        pending = pending_trials(games, conditions, trial_log, trial)
+        pending = pending_trials(domain, conditions, trial_log, trial)
         if not pending:
             continue
         progress.trial_started(trial, len(pending))
         with ThreadPoolExecutor(max_workers=settings.max_concurrency) as pool:
             futures: set[Future[TrialRecord]] = {
-                pool.submit(play_trial, game, trial, history, condition, settings, progress)
-                for condition, game, history in pending
+                pool.submit(play_trial, domain, task_id, trial, history, condition, settings, progress)
+                for condition, task_id, history in pending
             }
             first_error: BaseException | None = None
             while futures:

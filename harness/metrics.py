@@ -146,7 +146,7 @@ class TaskMetrics(BaseModel):
 
     task_id: str = Field(description="Game folder name or problem id.")
     condition: str = Field(description="Condition name.")
-    target_object: str = Field(description="Object the task is about, e.g. 'SaltShaker'.")
+    target_object: str = Field(description="What object mention looks for, e.g. 'SaltShaker' or 'a failed test case'.")
     trials: int = Field(ge=1, description="Trials recorded for the task.")
     reflections: int = Field(ge=0, description="Reflections written, |M|.")
     rrr: float | None = Field(description="Reflection repetition rate; None when fewer than two reflections.")
@@ -162,10 +162,13 @@ def _malformed(record: TrialRecord) -> bool:
     return details is not None and details.kind == "grounded_template" and details.malformed
 
 
-def task_metrics(records: Sequence[TrialRecord], target_object: str) -> TaskMetrics:
+def task_metrics(
+    records: Sequence[TrialRecord], target_object: str, mentions: MentionCounts | None = None
+) -> TaskMetrics:
     """Metrics from the records of one task under one condition (any order; sorted by trial here).
 
-    The memory M is every reflection written, in trial order, not only the actor's window.
+    The memory M is every reflection written, in trial order, not only the actor's window. Object mention
+    is counted by name (ALFWorld's rule) unless the domain counted it already (`mentions`).
     """
     if not records:
         raise ValueError("task_metrics needs at least one record.")
@@ -189,7 +192,7 @@ def task_metrics(records: Sequence[TrialRecord], target_object: str) -> TaskMetr
         frozen=is_frozen(rrr),
         solved=bool(won),
         solved_trial=won[0] if won else None,
-        mentions=object_mention(memory, target_object),
+        mentions=mentions if mentions is not None else object_mention(memory, target_object),
         malformed=sum(_malformed(r) for r in ordered),
     )
 

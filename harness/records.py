@@ -10,12 +10,13 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.code_attempt import CodeAttempt
 from harness.errors import RecordCorruptError
 from harness.llm import Usage
 from harness.reflection_details import ReflectionDetails
 from harness.trajectory import Step
 
-# 2: reflection_details added.
+# 2: reflection_details and attempt_details added.
 SCHEMA_VERSION = 2
 TRIALS_FILE = "trials.jsonl"
 MANIFEST_FILE = "manifest.json"
@@ -47,6 +48,9 @@ class TrialRecord(BaseModel):
     reflection: str | None = Field(description="Reflection written after this trial, or null if none.")
     reflection_details: ReflectionDetails | None = Field(
         None, description="What the source kept beside it: template parts, parser signals; null for plain text."
+    )
+    attempt_details: CodeAttempt | None = Field(
+        None, description="HumanEval: internal tests, code, sandbox verdicts and signals; null on ALFWorld."
     )
     actor_model: str = Field(description="Identity of the actor model.")
     reflector_model: str = Field(description="Identity of the reflector model.")

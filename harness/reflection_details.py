@@ -6,6 +6,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.code_signals import CodeSignals
 from harness.trajectory_parser import FailureSignals
 
 
@@ -35,4 +36,16 @@ class ExtractedSignals(BaseModel):
     rendered: str = Field(description="The lines injected into the reflection prompt.")
 
 
-ReflectionDetails = Annotated[Union[TemplateParts, ExtractedSignals], Field(discriminator="kind")]
+class ExtractedCodeSignals(BaseModel):
+    """HumanEval: the failed asserts and exceptions of the internal-test run, as the reflector was shown them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["programmatic_code"] = "programmatic_code"
+    signals: CodeSignals = Field(description="Every signal, structured.")
+    rendered: str = Field(description="The lines injected into the reflection prompt.")
+
+
+ReflectionDetails = Annotated[
+    Union[TemplateParts, ExtractedSignals, ExtractedCodeSignals], Field(discriminator="kind")
+]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.metrics import (
     SPEARMAN_CONVENTIONS,
     ConditionMetrics,
+    MentionCounts,
     SpearmanResult,
     TaskMetrics,
     condition_metrics,
@@ -46,15 +47,27 @@ class RunMetrics(BaseModel):
     conditions: list[ConditionReport]
 
 
-def condition_report(records: Sequence[TrialRecord], condition: str, targets: Mapping[str, str]) -> ConditionReport:
-    """Metrics of one condition; `targets` maps each task id to its target object."""
+MentionCounter = Callable[[Sequence[TrialRecord]], MentionCounts]
+
+
+def condition_report(
+    records: Sequence[TrialRecord],
+    condition: str,
+    targets: Mapping[str, str],
+    mentions: MentionCounter | None = None,
+) -> ConditionReport:
+    """Metrics of one condition; `targets` maps each task id to its target object, `mentions` counts object
+    mention over one task's records when the domain has its own rule (HumanEval's failed test cases)."""
     mine = [r for r in records if r.condition == condition]
     if not mine:
         raise ValueError(f"no record of condition {condition!r}.")
     by_task: dict[str, list[TrialRecord]] = {}
     for record in mine:
         by_task.setdefault(record.task_id, []).append(record)
-    tasks = [task_metrics(by_task[task], targets[task]) for task in sorted(by_task)]
+    tasks = [
+        task_metrics(by_task[task], targets[task], mentions(by_task[task]) if mentions else None)
+        for task in sorted(by_task)
+    ]
     pairs = [(t.rrr, t.reflections, t.trials) for t in tasks]
     return ConditionReport(
         condition=condition,
@@ -67,13 +80,17 @@ def condition_report(records: Sequence[TrialRecord], condition: str, targets: Ma
 
 
 def run_metrics(
-    records: Sequence[TrialRecord], conditions: Sequence[str], targets: Mapping[str, str], trial_budget: int
+    records: Sequence[TrialRecord],
+    conditions: Sequence[str],
+    targets: Mapping[str, str],
+    trial_budget: int,
+    mentions: MentionCounter | None = None,
 ) -> RunMetrics:
     """One report per condition that has records, in the order given."""
     present = {r.condition for r in records}
     return RunMetrics(
         trial_budget=trial_budget,
-        conditions=[condition_report(records, c, targets) for c in conditions if c in present],
+        conditions=[condition_report(records, c, targets, mentions) for c in conditions if c in present],
     )
 
 

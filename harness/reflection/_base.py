@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Callable, ClassVar, TypeVar
+from typing import Any, Callable, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.code_signals import CodeSignals
 from harness.metering import MeteredLLM
 from harness.reflection_details import ReflectionDetails
 from harness.trajectory import Step
@@ -17,12 +18,14 @@ class ReflectionInput(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    domain: Literal["alfworld", "humaneval"] = "alfworld"
     task_id: str
     task_text: str
-    scenario: str = Field(description="The episode log from the task's initial observation to its status line.")
-    trajectory: list[Step] = Field(description="The episode's steps, as recorded.")
+    scenario: str = Field(description="ALFWorld: the episode log to its status line; HumanEval: the test feedback.")
+    trajectory: list[Step] = Field(description="The episode's steps (HumanEval: one, the code and its feedback).")
     end_reason: str = Field(description="Why the episode ended (see TrialRecord.end_reason).")
     max_steps: int = Field(ge=1, description="The episode's step budget.")
+    evidence: CodeSignals | None = Field(None, description="HumanEval: signals of the internal-test run.")
     memory: list[str] = Field(description="The reflections in the window, oldest first.")
     seed: int = 0
 
@@ -58,6 +61,12 @@ class ReflectionSource(ABC):
     @abstractmethod
     def reflect(self, trial: ReflectionInput, llm: MeteredLLM) -> Reflection:
         """The reflection for a failed trial (its text may be None)."""
+
+
+def code_and_feedback(trial: ReflectionInput) -> tuple[str, str]:
+    """HumanEval: the implementation and its test feedback, from the trial's single step."""
+    step = trial.trajectory[-1]
+    return step.action, step.observation
 
 
 _REGISTRY: dict[str, type[ReflectionSource]] = {}

@@ -1,9 +1,10 @@
 """Grounded template: the reflector must name the failed step, its root cause and a new plan.
 
-The answer is parsed into its three parts. It is malformed when a part is missing or empty,
-or when FAILED STEP quotes no action the actor actually took. Policy for a malformed answer
-(`on_malformed`): `skip` (default) keeps it out of memory, `keep_raw` stores the raw text;
-either way the record keeps the raw answer and the reasons, so nothing is silently accepted.
+The answer is parsed into its three parts. It is malformed when a part is missing or empty, or when
+FAILED STEP quotes nothing that really failed: on ALFWorld an action the actor took, on HumanEval a test
+that failed in the run. Policy for a malformed answer (`on_malformed`): `skip` (default) keeps it out
+of memory, `keep_raw` stores the raw text; either way the record keeps the raw answer and the reasons,
+so nothing is silently accepted.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.code_actor import chat_request, code_block
+from harness.code_signals import CodeSignals
+from harness.llm import ChatMessage
 from harness.metering import MeteredLLM
 from harness.prompts import read_prompt
-from harness.reflection._base import Reflection, ReflectionInput, ReflectionSource, register_source
+from harness.reflection._base import Reflection, ReflectionInput, ReflectionSource, code_and_feedback, register_source
+from harness.reflection.self_diagnosis import CODE_REFLECTION_MAX_TOKENS, past_plans, reflection_request
 from harness.reflection_details import TemplateParts
-from harness.reflection.self_diagnosis import past_plans, reflection_request
 from harness.trajectory import Step
 from harness.trajectory_parser import is_thought
 
@@ -40,11 +44,26 @@ class TemplateOptions(BaseModel):
 
 def template_query(scenario: str, memory: list[str]) -> str:
     """The grounded-template reflection prompt."""
-    return read_prompt("alfworld/grounded_template_query.txt").format(
-        examples=read_prompt("alfworld/grounded_template_examples.txt"),
-        scenario=scenario,
-        past_plans=past_plans(memory).rstrip("\n"),
-    ).rstrip("\n")
+    return (
+        read_prompt("alfworld/grounded_template_query.txt")
+        .format(
+            examples=read_prompt("alfworld/grounded_template_examples.txt"),
+            scenario=scenario,
+            past_plans=past_plans(memory).rstrip("\n"),
+        )
+        .rstrip("\n")
+    )
+
+
+def code_template_messages(implementation: str, feedback: str) -> list[ChatMessage]:
+    """HumanEval: the template instruction, then the code and its test results."""
+    user = read_prompt("humaneval/grounded_template_user.txt").format(
+        implementation=code_block(implementation), feedback=feedback
+    )
+    return [
+        ChatMessage(role="system", content=read_prompt("humaneval/grounded_template_system.txt").rstrip("\n")),
+        ChatMessage(role="user", content=user.rstrip("\n")),
+    ]
 
 
 def split_parts(answer: str) -> dict[str, str]:
@@ -67,30 +86,53 @@ def _normalize(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def quoted_step(failed_step: str, trajectory: Sequence[Step]) -> int | None:
-    """1-based number of the step whose action FAILED STEP quotes: the longest quoted action, earliest first."""
-    said = _normalize(failed_step)
-    best: tuple[int, int] | None = None  # (-length, step)
-    for number, step in enumerate(trajectory, start=1):
-        action = _normalize(step.action)
-        if not action or is_thought(action):
-            continue
-        if re.search(rf"(?<![\w]){re.escape(action)}(?![\w])", said):
-            candidate = (-len(action), number)
+def quoted_item(text: str, candidates: Sequence[tuple[int, str]]) -> int | None:
+    """Number of the candidate `text` quotes as a whole: the longest quoted one, earliest first."""
+    said = _normalize(text)
+    best: tuple[int, int] | None = None  # (-length, number)
+    for number, item in candidates:
+        wanted = _normalize(item)
+        if wanted and re.search(rf"(?<![\w]){re.escape(wanted)}(?![\w])", said):
+            candidate = (-len(wanted), number)
             best = candidate if best is None or candidate < best else best
     return best[1] if best else None
 
 
-def parse_answer(answer: str, trajectory: Sequence[Step], policy: Literal["skip", "keep_raw"]) -> TemplateParts:
-    """The three parts of an answer (which starts after the prompt's 'FAILED STEP:'), checked."""
+def action_candidates(trajectory: Sequence[Step]) -> list[tuple[int, str]]:
+    """ALFWorld: (step number, action) of every action sent to the environment; thoughts cannot fail."""
+    return [(n, s.action) for n, s in enumerate(trajectory, start=1) if s.action.strip() and not is_thought(s.action)]
+
+
+def quoted_step(failed_step: str, trajectory: Sequence[Step]) -> int | None:
+    """1-based number of the step whose action FAILED STEP quotes: the longest quoted action, earliest first."""
+    return quoted_item(failed_step, action_candidates(trajectory))
+
+
+def test_candidates(signals: CodeSignals) -> list[tuple[int, str]]:
+    """HumanEval: (1-based position, source) of every failed test case of the run."""
+    return list(enumerate((case.source for case in signals.failed_cases), start=1))
+
+
+def parse_answer(
+    answer: str,
+    candidates: Sequence[tuple[int, str]],
+    policy: Literal["skip", "keep_raw"],
+    prefix: str = ANSWER_PREFIX,
+) -> TemplateParts:
+    """The three parts of an answer (after `prefix`, which the prompt ended with), checked against what
+    FAILED STEP may quote: ALFWorld actions taken, or HumanEval's failed tests."""
     raw = answer
-    parts = split_parts(ANSWER_PREFIX + answer)
+    parts = split_parts(prefix + answer)
     problems = [f"no {label} part" for label in LABELS if label not in parts]
     problems += [f"empty {label} part" for label in LABELS if label in parts and not parts[label]]
     failed_step = parts.get("FAILED STEP")
-    matched = quoted_step(failed_step, trajectory) if failed_step else None
+    matched = quoted_item(failed_step, candidates) if failed_step else None
     if failed_step and matched is None:
-        problems.append("FAILED STEP quotes no action that was taken in the episode")
+        problems.append(
+            "FAILED STEP quotes no action that was taken in the episode"
+            if prefix
+            else "FAILED STEP quotes no test that failed"
+        )
     return TemplateParts(
         raw=raw,
         failed_step=failed_step,
@@ -118,7 +160,17 @@ class GroundedTemplate(ReflectionSource):
     options: TemplateOptions
 
     def reflect(self, trial: ReflectionInput, llm: MeteredLLM) -> Reflection:
+        if trial.domain == "humaneval":
+            if trial.evidence is None:
+                raise ValueError(f"{trial.task_id}: a HumanEval trial reached grounded_template without signals.")
+            implementation, feedback = code_and_feedback(trial)
+            request = chat_request(
+                code_template_messages(implementation, feedback), CODE_REFLECTION_MAX_TOKENS, trial.seed
+            )
+            answer = llm.generate(request).text
+            parts = parse_answer(answer, test_candidates(trial.evidence), self.options.on_malformed, prefix="")
+            return Reflection(text=memory_text(parts), details=parts)
         prompt = template_query(trial.scenario, trial.memory)
         answer = llm.generate(reflection_request(prompt, trial.seed)).text
-        parts = parse_answer(answer, trial.trajectory, self.options.on_malformed)
+        parts = parse_answer(answer, action_candidates(trial.trajectory), self.options.on_malformed)
         return Reflection(text=memory_text(parts), details=parts)

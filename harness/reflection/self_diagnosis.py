@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from harness.code_actor import chat_request, reflection_messages
 from harness.llm import LLMRequest
 from harness.metering import MeteredLLM
 from harness.prompts import read_prompt
-from harness.reflection._base import Reflection, ReflectionInput, ReflectionSource, register_source
+from harness.reflection._base import Reflection, ReflectionInput, ReflectionSource, code_and_feedback, register_source
 
-# Reflexion called its reflector with temperature 0 and 256 tokens, no stop sequence.
+# Reflexion called its ALFWorld reflector with temperature 0 and 256 tokens, no stop sequence.
 REFLECTION_MAX_TOKENS = 256
+# Its programming reflector used the chat model's default budget; a reflection ends its turn long before.
+CODE_REFLECTION_MAX_TOKENS = 1024
 
 
 def past_plans(memory: list[str]) -> str:
@@ -36,10 +39,17 @@ def reflection_request(prompt: str, seed: int) -> LLMRequest:
     )
 
 
+def code_reflection_request(implementation: str, feedback: str, seed: int) -> LLMRequest:
+    """Reflexion's programming self-reflection call (chat)."""
+    return chat_request(reflection_messages(implementation, feedback), CODE_REFLECTION_MAX_TOKENS, seed)
+
+
 @register_source("self_diagnosis")
 class SelfDiagnosis(ReflectionSource):
-    """The model reads its failed episode and writes a new plan in its own words."""
+    """The model reads its failed episode (or code and test feedback) and says in its own words what to change."""
 
     def reflect(self, trial: ReflectionInput, llm: MeteredLLM) -> Reflection:
+        if trial.domain == "humaneval":
+            return Reflection(text=llm.generate(code_reflection_request(*code_and_feedback(trial), trial.seed)).text)
         prompt = reflection_query(trial.scenario, trial.memory)
         return Reflection(text=llm.generate(reflection_request(prompt, trial.seed)).text)

@@ -125,3 +125,11 @@ def test_a_sixth_condition_is_a_yaml_file(tmp_path: Path) -> None:
         "qwen2.5-coder-1.5b",
         "gpt-4o-mini",
     )
+
+
+def test_humaneval_is_an_env_option_with_its_own_fields() -> None:
+    config = composed("env=humaneval", "env.first_n=5", "strategy=[self_diagnosis,programmatic]")
+    assert (config.env.name, config.env.first_n, config.env.max_tests, config.env.timeout_s) == ("humaneval", 5, 6, 10)
+    assert config.experiment.trials == 2
+    with pytest.raises(ConfigError, match="env.set = 'demo' is invalid: Extra inputs are not permitted"):
+        composed("env=humaneval", "+env.set=demo")

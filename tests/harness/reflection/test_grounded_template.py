@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from harness.reflection import ReflectionInput, TemplateParts
-from harness.reflection.grounded_template import GroundedTemplate, parse_answer, quoted_step, split_parts
+from harness.reflection.grounded_template import (
+    GroundedTemplate,
+    action_candidates,
+    parse_answer,
+    quoted_step,
+    split_parts,
+)
 from tests.harness.reflection.canned import SCENARIO, TRAJECTORY, CannedAnswer, metered
 
 # The model's answer starts after the prompt's trailing "FAILED STEP:".
@@ -91,7 +97,7 @@ def test_keep_raw_stores_a_malformed_answer_verbatim_and_flags_it(tmp_path: Path
     ],
 )
 def test_what_makes_an_answer_malformed(answer: str, problems: list[str]) -> None:
-    parts = parse_answer(answer, TRAJECTORY, "skip")
+    parts = parse_answer(answer, action_candidates(TRAJECTORY), "skip")
     assert parts.malformed and parts.problems == problems
 
 

@@ -1,0 +1,400 @@
+"""Reflexion's programming actor: the published message layouts, test parsing, code extraction, and feedback
+through the real sandbox. The model is a stand-in that answers from a script (no LLM is run)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from envs.humaneval import HumanEvalProblem, load_problems
+from harness.code_actor import (
+    IMPLEMENTATION_MAX_TOKENS,
+    TEST_GENERATION_MAX_TOKENS,
+    extract_implementation,
+    feedback_text,
+    first_implementation,
+    improved_implementation,
+    internal_tests,
+    parse_internal_tests,
+    reflection_messages,
+)
+from harness.llm import CachedLLM, CacheStore, CallContext, ChatMessage, LLMRequest, LLMResponse, Usage
+from harness.metering import MeteredLLM
+from harness.prompts import PROMPTS_DIR
+from harness.sandbox import AssertTests, CheckScript, SandboxLimits, run_tests
+
+PROBLEMS = {problem.task_id: problem for problem in load_problems()}
+HAS_CLOSE = PROBLEMS["HumanEval/0"]
+
+SIMPLE_SYSTEM = (
+    "You are an AI that only responds with python code, NOT ENGLISH. You will be given a function signature and "
+    "its docstring by the user. Write your full implementation (restate the function signature).\n"
+    "Use a Python code block to write your response. For example:\n```python\nprint('Hello world!')\n```"
+)
+REFLEXION_SYSTEM = (
+    "You are an AI Python assistant. You will be given your past function implementation, a series of unit tests, "
+    "and a hint to change the implementation appropriately. Write your full implementation (restate the function "
+    "signature).\nUse a Python code block to write your response. For example:\n```python\nprint('Hello world!')\n```"
+)
+TEST_SYSTEM = (
+    "You are an AI coding assistant that can write unique, diverse, and intuitive unit tests for functions given "
+    "the signature and docstring."
+)
+SELF_REFLECTION_SYSTEM = (
+    "You are a Python programming assistant. You will be given a function implementation and a series of unit "
+    "tests. Your goal is to write a few sentences to explain why your implementation is wrong as indicated by the "
+    "tests. You will need this as a hint when you try again later. Only provide the few sentence description in "
+    "your answer, not the implementation."
+)
+# SHA-256 of the files decoded from py_generate.py at 9c8dc661 (see prompts/humaneval/README.md).
+VERBATIM_SHA256 = {
+    "reflexion_few_shot.txt": "c5a6de2bf96f6446e87cd975b44c5b6459cbac3de3d13d2aeee1d22f1f334f9a",
+    "self_reflection_few_shot.txt": "f93e6e4e482d97a7edc410311b55f0f2b9b143b09c8a2ac25f30ab05dcab1024",
+    "test_generation_few_shot_user.txt": "712a2bc90f4323e5804f6612c0116dd596a96b826a8fbe85c11c3fc54a285c24",
+    "test_generation_few_shot_assistant.txt": "afe53c29cc832ab04923f9d2378f518c92773818851c3cc935451991040d1f04",
+}
+
+
+class ScriptedStandIn:
+    """A stand-in for a model (it is no LLM): answers each call with the next scripted text, keeps the requests."""
+
+    identity = "scripted-stand-in"
+
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.requests: list[LLMRequest] = []
+
+    def generate(self, request: LLMRequest) -> LLMResponse:
+        self.requests.append(request)
+        return LLMResponse(text=self.answers.pop(0), usage=Usage(prompt_tokens=1, completion_tokens=1), latency_s=0.0)
+
+
+def metered(backend: ScriptedStandIn, tmp_path: Path) -> MeteredLLM:
+    """The stand-in behind the real cache (mode off) and meter, as the loop's actor sees its model."""
+    llm = CachedLLM(backend, CacheStore(tmp_path / "cache.jsonl"), "off")
+    return MeteredLLM(llm, CallContext(task_id="HumanEval/0", trial=0, condition="c", role="actor"))
+
+
+def fence(code: str) -> str:
+    return f"```python\n{code}\n```"
+
+
+def passes_check(code: str, problem: HumanEvalProblem) -> bool:
+    return run_tests(code, CheckScript(script=problem.test, entry_point=problem.entry_point)).passed
+
+
+# ---------------------------------------------------------------- prompts: the exact message lists
+
+
+@pytest.mark.parametrize("name", sorted(VERBATIM_SHA256))
+def test_few_shot_files_are_the_published_bytes(name: str) -> None:
+    assert hashlib.sha256((PROMPTS_DIR / "humaneval" / name).read_bytes()).hexdigest() == VERBATIM_SHA256[name]
+
+
+def test_internal_tests_request_is_system_few_shot_exchange_then_the_prompt(tmp_path: Path) -> None:
+    backend = ScriptedStandIn("assert has_close_elements([1.0], 0.5) == False")
+    internal_tests(HAS_CLOSE, metered(backend, tmp_path), seed=7)
+    (request,) = backend.requests
+    assert (request.kind, request.temperature, request.max_tokens, request.seed) == (
+        "chat",
+        0.0,
+        TEST_GENERATION_MAX_TOKENS,
+        7,
+    )
+    assert request.messages == [
+        ChatMessage(role="system", content=TEST_SYSTEM),
+        ChatMessage(
+            role="user",
+            content='def add3Numbers(x, y, z):\n    """ Add three numbers together.\n    This function takes three '
+            'numbers as input and returns the sum of the three numbers.\n    """',
+        ),
+        ChatMessage(
+            role="assistant",
+            content="assert add3Numbers(1, 2, 3) == 6\nassert add3Numbers(-1, 2, 3) == 4\n"
+            "assert add3Numbers(1, -2, 3) == 2\nassert add3Numbers(1, 2, -3) == 0\n"
+            "assert add3Numbers(-3, -2, -1) == -6\nassert add3Numbers(0, 0, 0) == 0",
+        ),
+        ChatMessage(role="user", content=HAS_CLOSE.prompt),
+    ]
+
+
+def test_first_implementation_request_is_the_simple_strategy(tmp_path: Path) -> None:
+    backend = ScriptedStandIn(fence(HAS_CLOSE.prompt + HAS_CLOSE.canonical_solution))
+    first_implementation(HAS_CLOSE, metered(backend, tmp_path), seed=3)
+    (request,) = backend.requests
+    assert (request.kind, request.temperature, request.max_tokens, request.seed) == (
+        "chat",
+        0.0,
+        IMPLEMENTATION_MAX_TOKENS,
+        3,
+    )
+    assert request.messages == [
+        ChatMessage(role="system", content=SIMPLE_SYSTEM),
+        ChatMessage(role="user", content=HAS_CLOSE.prompt),
+    ]
+
+
+def test_improved_implementation_request_is_the_reflexion_strategy(tmp_path: Path) -> None:
+    backend = ScriptedStandIn(fence("def has_close_elements(numbers, threshold):\n    return True"))
+    previous = "def has_close_elements(numbers, threshold):\n    return False\n"
+    feedback = "Tested passed:\n\nTests failed:\nassert has_close_elements([1.0, 1.1], 0.5) == True # output: False"
+    improved_implementation(HAS_CLOSE, previous, feedback, ["It always returns False."], metered(backend, tmp_path), 5)
+    (request,) = backend.requests
+    assert (request.kind, request.temperature, request.max_tokens, request.seed) == (
+        "chat",
+        0.0,
+        IMPLEMENTATION_MAX_TOKENS,
+        5,
+    )
+    few_shot = (PROMPTS_DIR / "humaneval" / "reflexion_few_shot.txt").read_text()
+    assert few_shot.startswith("Example 1:\n[previous impl]:\n```python\ndef add(a: int, b: int) -> int:\n")
+    assert few_shot.endswith(
+        "[improved impl]:\n```python\ndef add(a: int, b: int) -> int:\n" + '    """\n    Given '
+        'integers a and b, return the total value of a and b.\n    """\n    return a + b\n```\n'
+    )
+    assert request.messages == [
+        ChatMessage(role="system", content=REFLEXION_SYSTEM),
+        ChatMessage(role="user", content=few_shot),
+        ChatMessage(role="assistant", content="```python\n" + previous + "\n```"),
+        ChatMessage(
+            role="user",
+            content="[unit test results from previous impl]:\n" + feedback + "\n\n[reflection on previous impl]:",
+        ),
+        ChatMessage(role="assistant", content="It always returns False."),
+        ChatMessage(role="user", content="[improved impl]:\n" + HAS_CLOSE.prompt),
+    ]
+
+
+def test_a_memory_window_shares_the_reflection_turn_oldest_first(tmp_path: Path) -> None:
+    backend = ScriptedStandIn("    return True")
+    improved_implementation(HAS_CLOSE, "code", "feedback", ["first", "second"], metered(backend, tmp_path), 0)
+    assert backend.requests[0].messages[4] == ChatMessage(role="assistant", content="first\n\nsecond")
+
+
+def test_an_improved_implementation_without_a_reflection_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="at least one reflection"):
+        improved_implementation(HAS_CLOSE, "code", "feedback", [], metered(ScriptedStandIn(), tmp_path), 0)
+
+
+def test_reflection_messages_are_the_published_self_reflection_query() -> None:
+    few_shot = (PROMPTS_DIR / "humaneval" / "self_reflection_few_shot.txt").read_text()
+    assert few_shot.startswith("Example 1:\n[function impl]:\n```python\ndef longest_subarray_with_sum_limit(")
+    assert few_shot.endswith("thus avoiding the IndexError.\nEND OF EXAMPLES\n")
+    assert reflection_messages(
+        "def f():\n    return 1", "Tested passed:\n\nTests failed:\nassert f() == 2 # output: 1"
+    ) == [
+        ChatMessage(role="system", content=SELF_REFLECTION_SYSTEM),
+        ChatMessage(
+            role="user",
+            content=few_shot + "\n\n[function impl]:\n```python\ndef f():\n    return 1\n```\n\n[unit test results]:\n"
+            "Tested passed:\n\nTests failed:\nassert f() == 2 # output: 1\n\n[self-reflection]:",
+        ),
+    ]
+
+
+# ---------------------------------------------------------------- internal tests: kept and dropped with reasons
+
+
+TEST_ANSWER = """Here are the tests:
+```python
+assert has_close_elements([1.0, 2.0, 3.0], 0.5) == False
+assert has_close_elements([1.0, 2.8, 3.0, 4.0 == True
+print("assert it")
+assert sorted([3, 1]) == [1, 3]
+assert has_close_elements([1.0,2.0,3.0], 0.5)==False
+assert has_close_elements([1.0, 1.05], 0.1) == True
+```"""
+
+
+def test_internal_tests_keep_valid_asserts_and_record_every_dropped_line(tmp_path: Path) -> None:
+    tests = internal_tests(HAS_CLOSE, metered(ScriptedStandIn(TEST_ANSWER), tmp_path), seed=0)
+    assert tests.kept == [
+        "assert has_close_elements([1.0, 2.0, 3.0], 0.5) == False",
+        "assert has_close_elements([1.0, 1.05], 0.1) == True",
+    ]
+    assert [(d.text, d.reason) for d in tests.dropped] == [
+        ("assert has_close_elements([1.0, 2.8, 3.0, 4.0 == True", "syntax_error"),
+        ('print("assert it")', "not_a_single_assert"),
+        ("assert sorted([3, 1]) == [1, 3]", "no_entry_point_call"),
+        ("assert has_close_elements([1.0,2.0,3.0], 0.5)==False", "duplicate"),
+    ]
+    assert "never closed" in tests.dropped[0].detail
+    assert tests.dropped[1].detail == "parses as Expr"
+    assert tests.dropped[2].detail == "calls sorted, not has_close_elements"
+    assert tests.dropped[3].detail == "repeats kept test 1"
+    assert tests.raw == TEST_ANSWER
+
+
+def test_more_valid_tests_than_the_limit_are_sampled_reproducibly_and_recorded() -> None:
+    answer = "\n".join(f"assert f({n}) == {n}" for n in range(10))
+    first = parse_internal_tests(answer, "f", max_tests=3, seed=11)
+    assert first == parse_internal_tests(answer, "f", max_tests=3, seed=11)
+    assert len(first.kept) == 3
+    assert first.kept == sorted(first.kept, key=lambda test: int(test.split("(")[1].split(")")[0]))  # answer order
+    assert [d.reason for d in first.dropped] == ["over_limit"] * 7
+    assert {d.text for d in first.dropped} | set(first.kept) == set(answer.splitlines())
+    assert first.dropped[0].detail == "10 valid tests, 3 sampled with seed 11"
+
+
+def test_max_tests_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="max_tests"):
+        parse_internal_tests("assert f(1) == 1", "f", max_tests=0, seed=0)
+
+
+# ---------------------------------------------------------------- code extraction
+
+
+def test_fenced_code_is_taken_from_its_block_and_passes_the_real_check() -> None:
+    answer = "Sure! Here it is:\n" + fence(HAS_CLOSE.prompt + HAS_CLOSE.canonical_solution) + "\nHope this helps."
+    implementation = extract_implementation(answer, HAS_CLOSE)
+    assert implementation.code == HAS_CLOSE.prompt + HAS_CLOSE.canonical_solution
+    assert (implementation.extracted, implementation.body_only, implementation.indentation_repaired) == (
+        True,
+        False,
+        False,
+    )
+    assert implementation.prepended == []
+    assert implementation.raw == answer
+    assert passes_check(implementation.code, HAS_CLOSE)
+
+
+def test_the_block_defining_the_entry_point_wins_over_an_earlier_one() -> None:
+    answer = fence("print('example')") + "\n\n" + fence("def has_close_elements(numbers, threshold):\n    return True")
+    assert "return True" in extract_implementation(answer, HAS_CLOSE).code
+
+
+def test_unfenced_code_loses_the_prose_around_it_and_gets_the_prompt_imports() -> None:
+    answer = (
+        "from the docstring, two numbers must be close:\n"
+        "def has_close_elements(numbers: List[float], threshold: float) -> bool:\n"
+        "    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])\n"
+        "\nThis compares every pair once."
+    )
+    implementation = extract_implementation(answer, HAS_CLOSE)
+    assert implementation.prepended == ["from typing import List"]
+    assert implementation.code == (
+        "from typing import List\n\n\n"
+        "def has_close_elements(numbers: List[float], threshold: float) -> bool:\n"
+        "    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])\n"
+    )
+    assert passes_check(implementation.code, HAS_CLOSE)
+
+
+def test_a_body_written_flush_left_under_its_def_is_reindented() -> None:
+    problem = PROBLEMS["HumanEval/2"]  # truncate_number: `return number % 1.0`
+    answer = fence(
+        "def truncate_number(number: float) -> float:\nif number < 0:\n    return -(-number % 1.0)\nreturn number % 1.0"
+    )
+    implementation = extract_implementation(answer, problem)
+    assert implementation.indentation_repaired
+    assert implementation.code == (
+        "def truncate_number(number: float) -> float:\n"
+        "    if number < 0:\n        return -(-number % 1.0)\n    return number % 1.0\n"
+    )
+    assert passes_check(implementation.code, problem)
+
+
+def test_a_first_body_line_flush_left_is_indented_alone() -> None:
+    problem = PROBLEMS["HumanEval/2"]
+    answer = fence(
+        "def truncate_number(number: float) -> float:\nif number < 0:\n        return -(-number % 1.0)\n    return number % 1.0"
+    )
+    implementation = extract_implementation(answer, problem)
+    assert implementation.indentation_repaired
+    assert passes_check(implementation.code, problem)
+
+
+def test_a_bare_body_completes_the_prompt() -> None:
+    implementation = extract_implementation(HAS_CLOSE.canonical_solution, HAS_CLOSE)
+    assert implementation.body_only and implementation.extracted
+    assert implementation.code == HAS_CLOSE.prompt + HAS_CLOSE.canonical_solution
+    assert passes_check(implementation.code, HAS_CLOSE)
+
+
+def test_missing_helpers_of_the_prompt_are_prepended() -> None:
+    problem = PROBLEMS["HumanEval/10"]  # make_palindrome calls the prompt's is_palindrome
+    answer = fence("def make_palindrome(string: str) -> str:\n" + problem.canonical_solution.rstrip("\n"))
+    implementation = extract_implementation(answer, problem)
+    assert [line.split("(")[0] for line in implementation.prepended] == ["def is_palindrome"]
+    assert passes_check(implementation.code, problem)
+
+
+def test_an_answer_without_code_is_passed_on_raw_and_flagged() -> None:
+    answer = "I am not able to write this function, sorry."
+    implementation = extract_implementation(answer, HAS_CLOSE)
+    assert (implementation.code, implementation.extracted) == (answer, False)
+    verdict = run_tests(implementation.code, AssertTests(asserts=["assert has_close_elements([], 1.0) == False"]))
+    assert verdict.load_error is not None and verdict.load_error.type == "SyntaxError"
+    assert not extract_implementation("  \n", HAS_CLOSE).extracted
+
+
+def test_code_that_does_not_compile_is_kept_for_the_sandbox_to_judge() -> None:
+    answer = fence("def has_close_elements(numbers, threshold):\n    return any(")  # cut off at max_tokens
+    implementation = extract_implementation(answer, HAS_CLOSE)
+    assert implementation.extracted and not implementation.indentation_repaired
+    assert "def has_close_elements(numbers, threshold):" in implementation.code
+
+
+# ---------------------------------------------------------------- feedback through the real sandbox
+
+
+ASSERTS = [
+    "assert has_close_elements([1.0, 2.0, 3.0], 0.5) == False",
+    "assert has_close_elements([1.0, 2.8, 3.0, 4.0, 5.0, 2.0], 0.3) == True",
+    "assert has_close_elements([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3) == True",
+]
+
+
+def test_feedback_of_a_wrong_implementation_is_the_published_format() -> None:
+    tests = AssertTests(asserts=ASSERTS)
+    verdict = run_tests(HAS_CLOSE.prompt + "    return False\n", tests)
+    assert feedback_text(verdict, tests) == (
+        "Tested passed:\n"
+        "assert has_close_elements([1.0, 2.0, 3.0], 0.5) == False\n"
+        "\n"
+        "Tests failed:\n"
+        "assert has_close_elements([1.0, 2.8, 3.0, 4.0, 5.0, 2.0], 0.3) == True # output: False\n"
+        "assert has_close_elements([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3) == True # output: False"
+    )
+
+
+def test_feedback_of_a_passing_implementation_lists_no_failure() -> None:
+    tests = AssertTests(asserts=ASSERTS)
+    verdict = run_tests(HAS_CLOSE.prompt + HAS_CLOSE.canonical_solution, tests)
+    assert feedback_text(verdict, tests) == "Tested passed:\n" + "\n".join(ASSERTS) + "\n\nTests failed:"
+
+
+def test_feedback_gives_an_exception_as_type_and_message() -> None:
+    tests = AssertTests(asserts=["assert inverse(0) == 0", "assert inverse(2) == 0.5"])
+    verdict = run_tests("def inverse(x):\n    return 1 / x\n", tests)
+    assert feedback_text(verdict, tests) == (
+        "Tested passed:\nassert inverse(2) == 0.5\n\n"
+        "Tests failed:\nassert inverse(0) == 0 # output: ZeroDivisionError: division by zero"
+    )
+
+
+def test_feedback_of_a_code_that_does_not_load_fails_every_test_with_its_error() -> None:
+    tests = AssertTests(asserts=["assert f(1) == 1", "assert f(2) == 2"])
+    verdict = run_tests("def f(x)\n    return x\n", tests)
+    error = "SyntaxError: expected ':' (<implementation>, line 1)"
+    assert feedback_text(verdict, tests) == (
+        f"Tested passed:\n\nTests failed:\nassert f(1) == 1 # output: {error}\nassert f(2) == 2 # output: {error}"
+    )
+
+
+def test_feedback_of_a_timeout_marks_the_stuck_test_and_the_ones_never_run() -> None:
+    tests = AssertTests(asserts=["assert loop(0) == 0", "assert loop(1) == 1", "assert loop(2) == 2"])
+    verdict = run_tests("def loop(x):\n    while x:\n        pass\n    return x\n", tests, SandboxLimits(timeout_s=1))
+    assert verdict.status == "timeout"
+    assert feedback_text(verdict, tests) == (
+        "Tested passed:\nassert loop(0) == 0\n\n"
+        "Tests failed:\nassert loop(1) == 1 # output: TIMEOUT\nassert loop(2) == 2 # output: NOT RUN"
+    )
+
+
+def test_feedback_refuses_a_verdict_of_other_tests() -> None:
+    verdict = run_tests("def f(x):\n    return x\n", AssertTests(asserts=["assert f(1) == 1"]))
+    with pytest.raises(ValueError, match="do not match"):
+        feedback_text(verdict, AssertTests(asserts=["assert f(2) == 2"]))
