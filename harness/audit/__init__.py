@@ -8,6 +8,7 @@ from harness.audit.hotpotqa import load_hotpotqa_dicts, load_hotpotqa_log
 from harness.audit.programming import load_programming_run
 from harness.audit.published import PublishedTask
 from harness.audit.safe_pickle import UnreadablePickleError, UnsafePickleError, load_restricted_pickle
+from harness.audit.semantic_audit import SemanticAudit, SemanticSourceAudit, semantic_audit
 from harness.audit.source_audit import AuditSpearman, SourceAudit, source_audit
 from harness.audit.sources import (
     PublishedSource,
@@ -29,6 +30,8 @@ __all__ = [
     "LogsDirError",
     "PublishedSource",
     "PublishedTask",
+    "SemanticAudit",
+    "SemanticSourceAudit",
     "SkippedSource",
     "SkippedSourceError",
     "SourceAudit",
@@ -53,6 +56,7 @@ __all__ = [
     "read_env_to_game",
     "render_inspection",
     "run_audit",
+    "semantic_audit",
     "source_audit",
     "task_rrrs",
     "write_audit",

@@ -1,4 +1,5 @@
-"""`python -m harness.audit [run] [--out DIR] [--env-to-game FILE] [--logs DIR]` and `... show SOURCE TASK`.
+"""`python -m harness.audit [run] [--out DIR] [--env-to-game FILE] [--logs DIR] [--semantic ...]` and
+`python -m harness.audit show SOURCE TASK`.
 
 Without a subcommand the audit runs, so the short form writes audit.json and audit.md.
 """
@@ -16,6 +17,7 @@ from harness.audit.audit_report import DEFAULT_OUT, run_audit, write_audit
 from harness.audit.sources import DEFAULT_ROOT, get_source, load_source
 from harness.audit.task_inspection import find_task, inspect_task, render_inspection
 from harness.errors import HarnessError
+from harness.semantic import add_semantic_options, semantic_cache
 
 EXIT_BAD_INPUT = 2
 COMMANDS = ("run", "show")
@@ -28,6 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: results/audit)")
     run.add_argument("--env-to-game", type=Path, default=DEFAULT_ENV_TO_GAME, help="env_N -> game mapping (JSON)")
     run.add_argument("--logs", type=Path, default=DEFAULT_ROOT, help="folder of the published logs")
+    add_semantic_options(run)
     show = commands.add_parser("show", help="print one task's reflections, similarities, repeats and RRR")
     show.add_argument("source", help="source name, its path under the logs folder (see audit.md)")
     show.add_argument("task", help="task id in that source, e.g. env_22")
@@ -37,12 +40,19 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(args: argparse.Namespace) -> None:
     start = time.perf_counter()
-    report = run_audit(args.logs, args.env_to_game)
+    # The model is loaded before any log is read, so a missing extra costs a sentence, not an audit's time.
+    embeddings = semantic_cache(args)
+    report = run_audit(args.logs, args.env_to_game, embeddings, args.semantic_threshold)
     json_path, md_path = write_audit(report, args.out)
+    if embeddings is not None:
+        embeddings.save()
     print(
         f"wrote {json_path} and {md_path}: {len(report.sources)} sources, {len(report.skipped)} skipped, "
         f"in {time.perf_counter() - start:.1f} s"
     )
+    if report.semantic is not None:
+        e = report.semantic.embedding
+        print(f"semantic RRR: {e.distinct} distinct reflections, {e.embedded} embedded in {e.embed_seconds:.1f} s")
 
 
 def _show(args: argparse.Namespace) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from harness.audit.semantic_markdown import semantic_section
 from harness.audit.source_audit import AuditSpearman, SourceAudit
 from harness.metrics import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, MentionCounts
 
@@ -140,5 +141,7 @@ def audit_markdown(report: AuditReport) -> str:
     ]
     for mention in report.object_mention:
         lines += ["", f"### Frozen environments of `{mention.source}`", "", frozen_env_table(mention)]
+    if report.semantic is not None:
+        lines += ["", *semantic_section(report.semantic)]
     lines += ["", "## Skipped sources", "", skipped_table(report), ""]
     return "\n".join(lines)

@@ -17,9 +17,11 @@ from harness.audit.alfworld_mention import (
 from harness.audit.audit_markdown import audit_markdown
 from harness.audit.errors import LogsDirError
 from harness.audit.published import PublishedTask
+from harness.audit.semantic_audit import SemanticAudit, semantic_audit
 from harness.audit.source_audit import SourceAudit, source_audit
 from harness.audit.sources import DEFAULT_ROOT, PublishedSource, discover_sources, load_source
 from harness.audit.task_rrr import task_rrrs
+from harness.semantic import SEMANTIC_THRESHOLD, EmbeddingCache
 
 PROJECT_ROOT = DEFAULT_ROOT.parents[1]
 DEFAULT_OUT = PROJECT_ROOT / "results" / "audit"
@@ -48,6 +50,7 @@ class AuditReport(BaseModel):
     sources: list[SourceAudit] = Field(description="Readable sources, by domain then name.")
     skipped: list[SkippedSource] = Field(description="Unreadable sources with their reason, by name.")
     object_mention: list[AlfworldMention] = Field(description="One entry per readable ALFWorld source.")
+    semantic: SemanticAudit | None = Field(None, description="Semantic RRR beside difflib's; None unless asked for.")
 
 
 def _shown(path: Path) -> str:
@@ -60,8 +63,16 @@ def _skipped(source: PublishedSource, reason: str) -> SkippedSource:
     return SkippedSource(source=source.name, domain=source.domain, format=source.format, reason=reason)
 
 
-def run_audit(logs_dir: Path = DEFAULT_ROOT, env_to_game: Path = DEFAULT_ENV_TO_GAME) -> AuditReport:
-    """Import every source under `logs_dir`, measure it, and measure object mention on its ALFWorld runs."""
+def run_audit(
+    logs_dir: Path = DEFAULT_ROOT,
+    env_to_game: Path = DEFAULT_ENV_TO_GAME,
+    embeddings: EmbeddingCache | None = None,
+    semantic_threshold: float = SEMANTIC_THRESHOLD,
+) -> AuditReport:
+    """Import every source under `logs_dir`, measure it, and measure object mention on its ALFWorld runs.
+
+    With `embeddings`, every source is also measured by semantic RRR at `semantic_threshold`.
+    """
     if not Path(logs_dir).is_dir():
         raise LogsDirError(f"--logs {logs_dir} is not a folder; give the folder that holds the Reflexion logs.")
     mapping, mapping_name = read_env_to_game(env_to_game), _shown(env_to_game)
@@ -78,11 +89,12 @@ def run_audit(logs_dir: Path = DEFAULT_ROOT, env_to_game: Path = DEFAULT_ENV_TO_
             skipped.append(_skipped(source, f"import failed: {error}"))
     # Loading is fast and measuring is not: check the mapping first.
     targets = {s.name: env_targets(tasks, mapping, mapping_name) for s, tasks in loaded if s.domain == ALFWORLD}
-    rows, mentions = [], []
+    rows, mentions, measured = [], [], []
     known_rrr: dict[tuple[str, ...], float | None] = {}
     for source, tasks in loaded:
         rated = task_rrrs(tasks, known_rrr)
         rows.append(source_audit(source.domain, source.name, rated))
+        measured.append((source, tasks, rated))
         if source.name in targets:
             mentions.append(alfworld_mention(tasks, rated, mapping, targets[source.name]))
     return AuditReport(
@@ -91,6 +103,7 @@ def run_audit(logs_dir: Path = DEFAULT_ROOT, env_to_game: Path = DEFAULT_ENV_TO_
         sources=sorted(rows, key=lambda row: (row.domain, row.source)),
         skipped=skipped,
         object_mention=mentions,
+        semantic=None if embeddings is None else semantic_audit(measured, embeddings, semantic_threshold),
     )
 
 

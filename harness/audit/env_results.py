@@ -28,7 +28,11 @@ def trial_files(run_dir: Path) -> list[Path]:
 
 
 def _read_trial(path: Path) -> dict[str, dict]:
-    entries = json.loads(path.read_text())
+    try:
+        entries = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        # json's own message gives a line and column but not the file, and a run has one file per trial.
+        raise ValueError(f"{path} is not complete JSON (truncated or corrupt?): {error}.") from error
     if not isinstance(entries, list) or not all(isinstance(e, dict) and "name" in e for e in entries):
         raise ValueError(f"{path} is not a list of {{name, memory, is_success}} objects.")
     return {entry["name"]: entry for entry in entries}

@@ -1,4 +1,5 @@
-"""`python -m harness.report RUN_DIR... [--out DIR]`: report.md and PNG plots for one run or several combined."""
+"""`python -m harness.report RUN_DIR... [--out DIR] [--semantic ...]`: report.md and PNG plots for one run or several
+combined."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from harness.errors import HarnessError
 from harness.report._report import write_report
 from harness.report._runs import ReportInputError
+from harness.semantic import add_semantic_options, semantic_cache
 
 EXIT_BAD_INPUT = 2
 
@@ -18,6 +20,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m harness.report", description=__doc__)
     parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="run directories to report on")
     parser.add_argument("--out", type=Path, help="output folder (default: the run directory; required for several)")
+    add_semantic_options(parser)
     return parser
 
 
@@ -28,7 +31,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise ReportInputError(
                 f"{len(args.run_dirs)} run directories given without --out; say where the combined report goes."
             )
-        path = write_report(args.run_dirs, args.out or args.run_dirs[0])
+        embeddings = semantic_cache(args)
+        path = write_report(args.run_dirs, args.out or args.run_dirs[0], embeddings, args.semantic_threshold)
+        if embeddings is not None:
+            embeddings.save()
     except HarnessError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)

@@ -6,10 +6,14 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.fisher import PairwiseFisher
 from harness.metrics import SPEARMAN_CONVENTIONS, SpearmanResult
 from harness.report._combine import COMBINING_RULE, ReportCondition
+from harness.report._fisher_section import fisher_lines
 from harness.report._plots import RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION
 from harness.report._runs import RunData
+from harness.report._semantic import SemanticReport
+from harness.report._semantic_section import semantic_lines
 from harness.run_metrics import ConditionReport
 from harness.tables import conditions_table
 
@@ -60,7 +64,12 @@ def spearman_lines(reports: Sequence[ConditionReport]) -> list[str]:
 
 
 def report_markdown(
-    runs: Sequence[RunData], conditions: Sequence[ReportCondition], table: Sequence[ConditionReport], out_dir: Path
+    runs: Sequence[RunData],
+    conditions: Sequence[ReportCondition],
+    table: Sequence[ConditionReport],
+    out_dir: Path,
+    fisher: Sequence[PairwiseFisher],
+    semantic: SemanticReport | None = None,
 ) -> str:
     """The whole report.md; plots are linked by file name, next to it."""
     lines = [
@@ -92,5 +101,8 @@ def report_markdown(
         "",
         f"![Solved and object mention per condition]({SOLVED_AND_MENTION})",
         "",
+        *fisher_lines(fisher),
+        "",
+        *([*semantic_lines(semantic), ""] if semantic else []),
     ]
     return "\n".join(lines)

@@ -20,12 +20,15 @@ from matplotlib.ticker import MaxNLocator
 
 from harness.metrics import FROZEN_THRESHOLD
 from harness.report._combine import ReportCondition
+from harness.report._semantic import SemanticCondition
 from harness.report._stats import SHARE_MEASURES, Share, percent_bar
 
 RRR_DISTRIBUTION = "rrr_distribution.png"
 RRR_VS_TRIALS = "rrr_vs_trials.png"
 SOLVED_AND_MENTION = "solved_and_mention.png"
 PLOT_FILES = (RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION)
+SEMANTIC_VS_RRR = "semantic_vs_rrr.png"
+"""Drawn only when the report is asked for semantic RRR."""
 
 DPI = 120
 RRR_AXIS = "RRR (fraction of later reflections repeating, 0 to 1)"
@@ -151,5 +154,45 @@ def plot_solved_and_mention(
     axes.set_ylabel("share (%)")
     axes.set_title("Solved tasks and object mention per condition, with 95% Wilson intervals")
     figure.legend(loc="outside lower center", ncols=len(SHARE_MEASURES), fontsize=8)
+    figure.savefig(path)
+    return path
+
+
+def plot_semantic_vs_rrr(conditions: Sequence[SemanticCondition], path: Path) -> Path:
+    """Each task's semantic RRR against its difflib RRR, one marker per condition; off-diagonal quadrants disagree."""
+    figure = _figure(len(conditions))
+    axes = figure.add_subplot()
+    rng = np.random.default_rng(_JITTER_SEED)
+    handles = []
+    for k, c in enumerate(conditions):
+        color, marker = _COLORS(k % 10), MARKERS[k % len(MARKERS)]
+        points = [(t.rrr, t.semantic_rrr) for t in c.tasks if t.rrr is not None and t.semantic_rrr is not None]
+        # Rates are fractions of few reflections, so many tasks share a point: jitter keeps them countable.
+        jitter = rng.uniform(-0.015, 0.015, (len(points), 2))
+        axes.scatter(
+            [x + dx for (x, _), (dx, _) in zip(points, jitter)],
+            [y + dy for (_, y), (_, dy) in zip(points, jitter)],
+            marker=marker,
+            s=36,
+            alpha=0.7,
+            color=color,
+        )
+        handles.append(Line2D([], [], ls="", marker=marker, color=color, label=f"{c.label} (n = {len(points)})"))
+    axes.plot([0, 1], [0, 1], ls=":", lw=1, color="grey")
+    axes.axvline(FROZEN_THRESHOLD, ls="--", lw=1, color="tab:red")
+    axes.axhline(FROZEN_THRESHOLD, ls="--", lw=1, color="tab:red")
+    handles += [
+        Line2D([], [], ls=":", lw=1, color="grey", label="equal rates"),
+        Line2D([], [], ls="--", lw=1, color="tab:red", label=f"frozen threshold ({FROZEN_THRESHOLD}) of each rule"),
+    ]
+    axes.set_xlim(-0.05, 1.05)
+    axes.set_ylim(-0.05, 1.05)
+    axes.set_xlabel("RRR, difflib (fraction of later reflections repeating, 0 to 1)")
+    axes.set_ylabel("semantic RRR, cosine of embeddings (0 to 1)")
+    # The off-diagonal quadrants are the tasks report.md lists as frozen by one rule only.
+    for x, y, text in ((0.25, 0.9, "frozen by semantic RRR only"), (0.75, 0.1, "frozen by RRR only")):
+        axes.text(x, y, text, ha="center", va="center", fontsize=8, color="grey")
+    axes.set_title("Semantic RRR against RRR, per task (>= 2 reflections)")
+    figure.legend(handles=handles, loc="outside right upper", fontsize=8)
     figure.savefig(path)
     return path

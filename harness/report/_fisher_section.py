@@ -1,0 +1,43 @@
+"""report.md's exact tests of solved counts: every pair of conditions, Fisher's p and odds ratio, and Holm's p."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from harness.fisher import PairwiseFisher
+from harness.semantic import markdown_table
+
+FISHER_NOTE = (
+    "Fisher's exact test (two-sided, scipy.stats.fisher_exact) on each pair's 2x2 table of solved and unsolved "
+    "tasks. Odds ratio: (solved / unsolved) under A over the same under B; inf or 0 when a cell is empty, n/a when "
+    "neither condition has both outcomes. p is uncorrected; p (Holm) is adjusted by Holm's step-down method over "
+    "the {pairs} pair(s) of this table, the one to read when several pairs are compared. The test takes the two "
+    "conditions' tasks as independent samples: when both played the same tasks that pairing is ignored (McNemar's "
+    "exact test would use it), and a task pooled from two runs counts twice."
+)
+HEADER = ["condition A", "condition B", "solved A", "solved B", "odds ratio", "p (Fisher)", "p (Holm)"]
+
+
+def _odds_ratio(value: float | None) -> str:
+    return "n/a" if value is None else "inf" if value == math.inf else f"{value:.2f}"
+
+
+def _row(pair: PairwiseFisher) -> list[str]:
+    return [
+        pair.a,
+        pair.b,
+        f"{pair.solved_a}/{pair.n_a}",
+        f"{pair.solved_b}/{pair.n_b}",
+        _odds_ratio(pair.test.odds_ratio),
+        f"{pair.test.p:.3g}",
+        f"{pair.p_holm:.3g}",
+    ]
+
+
+def fisher_lines(pairs: Sequence[PairwiseFisher]) -> list[str]:
+    """The section's lines: the table and how to read it, or why there is no pair to test."""
+    lines = ["## Solved: exact tests between conditions", ""]
+    if not pairs:
+        return [*lines, "One condition only: no pair to test."]
+    return [*lines, markdown_table(HEADER, [_row(pair) for pair in pairs]), "", FISHER_NOTE.format(pairs=len(pairs))]

@@ -1,0 +1,118 @@
+"""Semantic RRR of a report's conditions, beside difflib's: each task's reflections read back from trials.jsonl.
+
+metrics.json holds each task's RRR but not its reflections, so the texts come from the records, and a
+task whose record count disagrees with its metrics is refused rather than compared on other data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.records import TRIALS_FILE, TrialRecord, read_trials
+from harness.report._combine import ReportCondition
+from harness.report._runs import ReportInputError, RunData
+from harness.run_metrics import ConditionReport
+from harness.semantic import (
+    EmbeddingCache,
+    EmbeddingStats,
+    RepetitionComparison,
+    TaskRepetition,
+    compare_repetition,
+    semantic_repetition_rate,
+)
+
+
+class SemanticCondition(BaseModel):
+    """One report condition under both repetition rules."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str = Field(description="The condition's label in the report.")
+    tasks: list[TaskRepetition] = Field(description="Every task of the condition, run by run.")
+    comparison: RepetitionComparison
+
+
+class SemanticReport(BaseModel):
+    """The report's semantic section: the rule's threshold, what embedding cost, and every condition."""
+
+    model_config = ConfigDict(frozen=True)
+
+    threshold: float = Field(description="Cosine similarity at or above which a reflection repeats an earlier one.")
+    embedding: EmbeddingStats
+    conditions: list[SemanticCondition] = Field(description="In the report's condition order.")
+
+
+def _memories(records: Sequence[TrialRecord], part: ConditionReport) -> dict[str, list[str]]:
+    """Each task's reflections in trial order, from the records of one run's condition under its models."""
+    mine = [
+        r
+        for r in records
+        if (r.condition, r.actor_model, r.reflector_model) == (part.condition, part.actor_model, part.reflector_model)
+    ]
+    memories: dict[str, list[str]] = {}
+    for record in sorted(mine, key=lambda r: r.trial):
+        memories.setdefault(record.task_id, [])
+        if record.reflection is not None:
+            memories[record.task_id].append(record.reflection)
+    return memories
+
+
+def _part(run: RunData, condition: ReportCondition) -> ConditionReport:
+    """The run's report of the condition under the condition's models (combine grouped them so)."""
+    return next(
+        c
+        for c in run.metrics.conditions
+        if (c.condition, c.actor_model, c.reflector_model)
+        == (condition.condition, condition.actor_model, condition.reflector_model)
+    )
+
+
+def _run_tasks(
+    run: RunData, records: Sequence[TrialRecord], condition: ReportCondition, cache: EmbeddingCache, threshold: float
+) -> list[TaskRepetition]:
+    part = _part(run, condition)
+    memories = _memories(records, part)
+    pooled = len(condition.runs) > 1
+    tasks = []
+    for task in part.tasks:
+        memory = memories.get(task.task_id, [])
+        if len(memory) != task.reflections:
+            raise ReportInputError(
+                f"{run.path}: {task.task_id} under {part.condition} has {task.reflections} reflections in its metrics "
+                f"but {len(memory)} in {TRIALS_FILE}; delete the stale metrics.json to recompute them."
+            )
+        tasks.append(
+            TaskRepetition(
+                task_id=f"{run.name}: {task.task_id}" if pooled else task.task_id,
+                reflections=task.reflections,
+                rrr=task.rrr,
+                semantic_rrr=semantic_repetition_rate(cache.embed(memory), threshold),
+            )
+        )
+    return tasks
+
+
+def semantic_report(
+    runs: Sequence[RunData], conditions: Sequence[ReportCondition], cache: EmbeddingCache, threshold: float
+) -> SemanticReport:
+    """Both rules over every condition of the report, in the report's order."""
+    records = {run.name: read_trials(run.path) for run in runs}
+    missing = [run.name for run in runs if not records[run.name]]
+    if missing:
+        raise ReportInputError(
+            f"semantic RRR needs the reflections in {TRIALS_FILE}, and {', '.join(missing)} has none to read."
+        )
+    # One batch for every reflection of the report: the per-task passes below only read the cache.
+    cache.embed([r.reflection for rs in records.values() for r in rs if r.reflection is not None])
+    by_name = {run.name: run for run in runs}
+    result = []
+    for condition in conditions:
+        tasks = [
+            task
+            for name in condition.runs
+            for task in _run_tasks(by_name[name], records[name], condition, cache, threshold)
+        ]
+        result.append(SemanticCondition(label=condition.label, tasks=tasks, comparison=compare_repetition(tasks)))
+    return SemanticReport(threshold=threshold, embedding=cache.stats, conditions=result)

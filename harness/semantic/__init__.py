@@ -1,0 +1,50 @@
+"""Semantic repetition beside difflib's RRR: reflections compared by all-MiniLM-L6-v2 sentence embeddings.
+
+Importing this package needs only NumPy; the model and its libraries (the optional `semantic` extra)
+are imported when `open_model_cache` or `load_embedder` is called.
+"""
+
+from harness.semantic._cache import (
+    EmbeddingCache,
+    EmbeddingCacheError,
+    EmbeddingStats,
+    open_model_cache,
+    text_key,
+)
+from harness.semantic._compare import RepetitionComparison, TaskRepetition, compare_repetition
+from harness.semantic._markdown import (
+    COMPARISON_HEADER,
+    DISAGREEMENT_HEADER,
+    comparison_cells,
+    disagreement_rows,
+    markdown_table,
+    rule_sentence,
+)
+from harness.semantic._model import Embedder, SemanticExtraMissing, load_embedder
+from harness.semantic._options import add_semantic_options, semantic_cache
+from harness.semantic._rrr import SEMANTIC_THRESHOLD, max_earlier_cosines, semantic_repetition_rate
+
+__all__ = [
+    "COMPARISON_HEADER",
+    "DISAGREEMENT_HEADER",
+    "SEMANTIC_THRESHOLD",
+    "Embedder",
+    "EmbeddingCache",
+    "EmbeddingCacheError",
+    "EmbeddingStats",
+    "RepetitionComparison",
+    "SemanticExtraMissing",
+    "TaskRepetition",
+    "add_semantic_options",
+    "compare_repetition",
+    "comparison_cells",
+    "disagreement_rows",
+    "load_embedder",
+    "markdown_table",
+    "max_earlier_cosines",
+    "open_model_cache",
+    "rule_sentence",
+    "semantic_cache",
+    "semantic_repetition_rate",
+    "text_key",
+]

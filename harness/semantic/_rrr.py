@@ -1,0 +1,45 @@
+"""Semantic repetition rate: difflib's RRR with cosine similarity of sentence embeddings in place of the text ratio.
+
+Pure functions over embedding vectors; embedding the texts is `harness.semantic._model`'s job.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SEMANTIC_THRESHOLD = 0.975
+"""A reflection repeats an earlier one when their cosine similarity (all-MiniLM-L6-v2) is at least this.
+
+Calibrated on the published ALFWorld runs (reflexion_run_logs and base_run_logs, 263 reflections after the
+first of a task), where repeats are near-identical text and difflib's rule (ratio >= 0.85) is trustworthy: over
+cosine thresholds 0.950, 0.955, ..., 0.990, 0.975 gives the highest Cohen's kappa between the two rules'
+per-reflection repeat verdicts (0.76, 88% agreement). Lower thresholds flag plans that merely share the
+task's vocabulary: reflections of one ALFWorld task are rarely below cosine 0.9. tests/harness/test_semantic.py
+recomputes the calibration.
+"""
+
+
+def _unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1, so a dot product is a cosine; a zero row stays zero (cosine 0 to everything)."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors, dtype=float), where=norms > 0)
+
+
+def max_earlier_cosines(vectors: np.ndarray) -> list[float]:
+    """For each reflection after the first, its highest cosine similarity to an earlier one, in order."""
+    rows = _unit_rows(np.asarray(vectors, dtype=float))
+    cosines = rows @ rows.T
+    return [float(cosines[i, :i].max()) for i in range(1, len(rows))]
+
+
+def semantic_repetition_rate(vectors: np.ndarray, threshold: float = SEMANTIC_THRESHOLD) -> float | None:
+    """Semantic RRR of one task's memory, from its reflections' embeddings in the order written.
+
+    Definition: the share of reflections after the first whose cosine similarity to some earlier
+    reflection of the same task is >= `threshold`. None below two reflections, as for difflib's RRR:
+    there is nothing to repeat, and 0 would read as "never repeats".
+    """
+    if len(vectors) < 2:
+        return None
+    earlier = max_earlier_cosines(vectors)
+    return sum(cosine >= threshold for cosine in earlier) / len(earlier)
