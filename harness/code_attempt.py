@@ -1,4 +1,7 @@
-"""What one HumanEval trial leaves in its record beside the trajectory: tests, code, verdicts, signals."""
+"""What one HumanEval trial leaves in its record beside the trajectory: tests, code, verdicts, signals.
+
+Nothing here depends on the clock (sandbox seconds go to the record's timing), so replays compare equal.
+"""
 
 from __future__ import annotations
 
@@ -24,4 +27,3 @@ class CodeAttempt(BaseModel):
     internal_status: str = Field(description="The sandbox verdict on the internal tests, or 'no_tests'.")
     check_status: str | None = Field(description="The verdict of the real check(), run once internal tests pass.")
     signals: CodeSignals = Field(description="Failure signals of the internal-test run (never of check()).")
-    sandbox_s: float = Field(description="Seconds spent in the sandbox for this trial.")

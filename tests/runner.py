@@ -24,3 +24,28 @@ def run_cli(
         text=True,
         timeout=timeout,
     )
+
+
+def replay_side_by_side(experiment: str, cache: Path, root: Path, copies: int = 2) -> list[Path]:
+    """Replay `experiment=<experiment>` from `cache` `copies` times at once (one core each), with no model
+    reachable; returns the run directories. Fails on a non-zero exit or if any model was touched."""
+    no_models = root / "no-models"
+    no_models.mkdir()
+    runs = [root / f"run{index}" for index in range(copies)]
+    command = [sys.executable, str(ROOT / "run.py"), f"experiment={experiment}", "llm.cache.mode=replay"]
+    processes = [
+        subprocess.Popen(
+            [*command, f"llm.cache.path={cache}", "progress=false", f"hydra.run.dir={run}"],
+            cwd=ROOT,
+            env={**os.environ, "REFLEXION_HARNESS_MODEL_DIR": str(no_models)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for run in runs
+    ]
+    for process in processes:
+        _, stderr = process.communicate(timeout=1800)
+        assert process.returncode == 0, stderr
+    assert list(no_models.iterdir()) == [], "a replay assembled or loaded a model"
+    return runs

@@ -104,14 +104,13 @@ class HumanEvalDomain(Domain):
         if internal_passed:
             check = run_tests(implementation.code, CheckScript(script=problem.test, entry_point=problem.entry_point))
             check_status, success = check.status, check.passed
-        sandbox_s = time.perf_counter() - started
         return Attempt(
             task_text=problem.prompt,
             trajectory=[Step(action=implementation.code, observation=feedback)],
             success=success,
             end_reason=INTERNAL_PASSED if internal_passed else INTERNAL_FAILED,
             scenario=feedback,
-            env_s=sandbox_s,
+            env_s=time.perf_counter() - started,
             details=CodeAttempt(
                 internal_tests=written,
                 tests_run=kept,
@@ -119,7 +118,6 @@ class HumanEvalDomain(Domain):
                 internal_status=internal_status,
                 check_status=check_status,
                 signals=signals,
-                sandbox_s=sandbox_s,
             ),
         )
 

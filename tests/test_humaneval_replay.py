@@ -1,0 +1,68 @@
+"""HumanEval replayed from a committed cache recorded with the embedded model: real sandbox, real check()."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.records import read_trials, records_without_timing
+from harness.reflection_details import ExtractedCodeSignals
+from harness.run_metrics import METRICS_FILE
+from tests.runner import ROOT, replay_side_by_side
+
+CACHE = ROOT / "tests" / "fixtures" / "humaneval" / "llm_cache.jsonl"
+PROBLEMS = ["HumanEval/0", "HumanEval/10", "HumanEval/32", "HumanEval/129", "HumanEval/145"]
+CONDITIONS = ["self_diagnosis", "programmatic"]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def replays(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """experiment=humaneval_demo replayed twice, side by side, with no model reachable."""
+    return replay_side_by_side("humaneval_demo", CACHE, tmp_path_factory.mktemp("replays"))
+
+
+def test_two_replays_agree_record_for_record(replays: list[Path]) -> None:
+    first, second = (read_trials(run) for run in replays)
+    assert records_without_timing(first) == records_without_timing(second)
+    assert (replays[0] / METRICS_FILE).read_text() == (replays[1] / METRICS_FILE).read_text()
+    assert all(r.llm_calls == r.cache_hits > 0 for r in first)
+
+
+def test_both_conditions_ran_every_problem_with_its_tests_and_verdicts(replays: list[Path]) -> None:
+    records = read_trials(replays[0])
+    for condition in CONDITIONS:
+        mine = [r for r in records if r.condition == condition]
+        assert sorted({r.task_id for r in mine}) == sorted(PROBLEMS)
+        for record in mine:
+            details = record.attempt_details
+            assert details is not None and record.steps == 1
+            assert (details.internal_tests is not None) == (record.trial == 0)
+            assert record.trajectory[0].observation.startswith("Tested passed:")
+            # check() runs exactly when the internal tests passed, and only then can the task be solved.
+            assert (details.check_status is not None) == (record.end_reason == "internal_tests_passed")
+            assert record.success == (details.check_status == "passed")
+
+
+def test_failed_trials_are_reflected_on_and_programmatic_keeps_its_signals(replays: list[Path]) -> None:
+    records = read_trials(replays[0])
+    failed = [r for r in records if r.end_reason == "internal_tests_failed"]
+    assert failed, "the recording should hold at least one failed implementation"
+    for record in failed:
+        assert record.reflection is not None
+        if record.condition == "programmatic":
+            assert isinstance(record.reflection_details, ExtractedCodeSignals)
+            assert record.reflection_details.signals.has_failures
+
+
+def test_metrics_count_object_mention_against_failed_test_cases(replays: list[Path]) -> None:
+    metrics = json.loads((replays[0] / METRICS_FILE).read_text())
+    assert [c["condition"] for c in metrics["conditions"]] == CONDITIONS
+    for condition in metrics["conditions"]:
+        assert condition["totals"]["tasks"] == len(PROBLEMS)
+        assert {t["target_object"] for t in condition["tasks"]} == {"a failed test case"}
+        reflections = condition["totals"]["mentions"]["reflections"]
+        assert reflections == sum(t["reflections"] for t in condition["tasks"])
