@@ -102,7 +102,8 @@ class HumanEvalDomain(Domain):
             signals, internal_status, internal_passed = NO_SIGNALS, "no_tests", True
         check_status, success = None, False
         if internal_passed:
-            check = run_tests(implementation.code, CheckScript(script=problem.test, entry_point=problem.entry_point))
+            hidden = CheckScript(script=problem.test, entry_point=problem.entry_point)
+            check = run_tests(implementation.code, hidden, self.limits)
             check_status, success = check.status, check.passed
         return Attempt(
             task_text=problem.prompt,
