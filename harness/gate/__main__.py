@@ -1,0 +1,207 @@
+"""`python -m harness.gate {review,verify,show} STORE`: the owner's side of the memory gate.
+
+A reflection's memory items reach the store's pile only if they quote an outside turn (user, environment,
+tests) exactly; they become live memory only through an APPROVE decision appended to the store's hash
+chain (decisions.jsonl). The chain is tamper-evident, not signed: an edited, deleted, inserted or reordered
+line, or lines cut from the end, are detected, but anyone who can write the store's files can rewrite the
+whole chain consistently and verify will not notice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import io
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from harness.errors import HarnessError
+from harness.gate._chain import GENESIS, Decision, DecisionLine
+from harness.gate._errors import GateChainError, GateDecisionError, InvalidGateStoreError
+from harness.gate._review import CONFIRM, interactive_review, scripted_review
+from harness.gate._rules import normalize_quote
+from harness.gate._store import GateStore
+
+EXIT_BROKEN = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+_DONE = {Decision.APPROVE: "approved", Decision.REJECT: "rejected"}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one `error:` line like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"error: {message}; see {self.prog} --help.", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m harness.gate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{review,verify,show}")
+    store_help = "the gate store directory (holding store.json)"
+
+    verify = commands.add_parser(
+        "verify",
+        help="check the decision chain",
+        description="Check every line of the decision chain, the links between them and decisions.head. Exit 0 "
+        "if intact, 1 at the first bad line. The chain is tamper-evident, not signed: a consistent rewrite of the "
+        "whole chain by anyone who can write the store passes.",
+    )
+    verify.add_argument("store", type=Path, metavar="STORE", help=store_help)
+
+    show = commands.add_parser(
+        "show",
+        help="print live memory, the pending pile and the dropped log",
+        description="Print live memory (from the chain alone), the pending proposals and the dropped log. "
+        "Exit 1, without live memory, if the chain is broken.",
+    )
+    show.add_argument("store", type=Path, metavar="STORE", help=store_help)
+    show.add_argument("--scope", metavar="S", help="only this scope (a task id, or 'conversation')")
+
+    review = commands.add_parser(
+        "review",
+        usage="%(prog)s STORE [--scope S] [--approve ID ...] [--reject ID ...] [--yes] [--reviewer NAME] [--note TEXT]",
+        help="approve or reject pending proposals",
+        description="Decide pending proposals. Without --approve/--reject: one at a time at a terminal, each "
+        f"approval confirmed by typing {CONFIRM}. With them: the named ids, checked before anything is "
+        "appended; --approve needs --yes. Each decision is appended to the hash chain (tamper-evident, not "
+        "signed).",
+    )
+    review.add_argument("store", type=Path, metavar="STORE", help=store_help)
+    review.add_argument("--scope", metavar="S", help="only proposals of this scope")
+    review.add_argument(
+        "--approve", nargs="+", action="extend", default=[], metavar="ID", help="make these proposals live memory"
+    )
+    review.add_argument("--reject", nargs="+", action="extend", default=[], metavar="ID", help="reject these proposals")
+    review.add_argument("--yes", action="store_true", help="confirm --approve (required with it)")
+    review.add_argument("--reviewer", metavar="NAME", help="who decides (default: the login name)")
+    review.add_argument("--note", default="", metavar="TEXT", help="a note stored with each decision")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            # Lessons and quotes are any Unicode; a terminal that cannot show a character must not cost a traceback.
+            stream.reconfigure(errors="backslashreplace")
+    args = _parser().parse_args(argv)
+    try:
+        store = GateStore.open(args.store)
+        if args.command == "verify":
+            return _verify(store)
+        if args.command == "show":
+            return _show(store, args.scope)
+        return _review(store, args)
+    except HarnessError as error:
+        print(f"error: {error}", file=sys.stderr)
+        bad_input = isinstance(error, (InvalidGateStoreError, GateDecisionError))
+        return EXIT_BAD_INPUT if bad_input else EXIT_BROKEN
+    except OSError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_BROKEN
+    except KeyboardInterrupt:
+        print("\nerror: interrupted; every decision made so far is kept.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _verify(store: GateStore) -> int:
+    report = store.verify()
+    if not report.ok:
+        print(f"chain broken at line {report.first_bad_line}: {report.reason}")
+        return EXIT_BROKEN
+    print(
+        f"chain ok: {report.decisions} decisions ({report.approved} approved, {report.rejected} rejected), "
+        f"head {(report.head or GENESIS)[:12]}"
+    )
+    return 0
+
+
+def _show(store: GateStore, scope: str | None) -> int:
+    report = store.verify()
+    if report.ok:
+        approvals = [line for line in store.decisions() if line.decision is Decision.APPROVE]
+        approvals = [line for line in approvals if scope is None or line.item.scope == scope]
+        print(f"live memory ({len(approvals)}):")
+        for line in approvals:
+            _print_live(line)
+        if not approvals:
+            print("  (none)")
+        pending = store.pending(scope)
+        print(f"\npending ({len(pending)}):")
+    else:
+        print(f"live memory: not shown, the chain is broken at line {report.first_bad_line}: {report.reason}")
+        pending = store.proposals(scope)
+        print(f"\npile ({len(pending)}; which of these are decided is unknown while the chain is broken):")
+    for proposal in pending:
+        print(f"  {proposal.id}  {proposal.lesson}\n      quote: {normalize_quote(proposal.evidence.quote)}")
+    if not pending:
+        print("  (none)")
+    dropped = store.dropped(scope)
+    print(f"\ndropped ({len(dropped)}):")
+    for drop in dropped:
+        print(f"  {drop.reason}: {drop.detail} ({drop.scope}, {drop.origin})")
+    if not dropped:
+        print("  (none)")
+    return 0 if report.ok else EXIT_BROKEN
+
+
+def _print_live(line: DecisionLine) -> None:
+    item = line.item
+    print(f"  - {item.lesson}")
+    print(
+        f"      evidence: turn {item.evidence.turn} ({item.quoted_turn.role}): {normalize_quote(item.evidence.quote)}"
+    )
+    print(f"      approved by {line.reviewer} at {line.at:%Y-%m-%d %H:%M} UTC (chain line {line.seq}, id {item.id})")
+
+
+def _review(store: GateStore, args: argparse.Namespace) -> int:
+    if args.approve and not args.yes:
+        raise GateDecisionError("--approve makes proposals live memory, so it needs --yes to confirm.")
+    scripted = bool(args.approve or args.reject)
+    if not scripted and not sys.stdin.isatty():
+        raise GateDecisionError(
+            "interactive review needs a terminal on stdin; without one, decide by id with --approve ID --yes "
+            "or --reject ID."
+        )
+    report = store.verify()
+    if not report.ok:
+        raise GateChainError(
+            f"the decision chain of {store.path} is broken at line {report.first_bad_line} ({report.reason}); "
+            "nothing can be decided until it is repaired."
+        )
+    reviewer = args.reviewer or _login_name()
+    if scripted:
+        for line in scripted_review(store, args.approve, args.reject, reviewer, args.note, args.scope):
+            print(f"{_DONE[line.decision]} {line.item.id} (chain line {line.seq})")
+        return 0
+    if not store.pending(args.scope):
+        print(f"nothing pending in {store.path}.")
+        return 0
+    outcome = interactive_review(store, reviewer, args.note, args.scope, _ask, print)
+    approved = sum(line.decision is Decision.APPROVE for line in outcome.decided)
+    print(f"\napproved {approved}, rejected {len(outcome.decided) - approved}, left pending {len(outcome.skipped)}.")
+    return 0
+
+
+def _ask(prompt: str) -> str | None:
+    """The typed line without its ending, or None at the end of input."""
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    typed = sys.stdin.readline()
+    return typed.rstrip("\r\n") if typed else None
+
+
+def _login_name() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no login name in the environment and no passwd entry for this uid
+        raise GateDecisionError("cannot tell who is reviewing; name the reviewer with --reviewer NAME.") from None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,324 @@
+"""GateStore: the gate's files in one directory, with every append locked, flushed and fsynced.
+
+Files: store.json (marker), proposed.jsonl (the pile), dropped.jsonl (rule-1 drops with reasons),
+decisions.jsonl (the hash chain), decisions.head (the chain's length and last hash) and store.lock.
+Live memory is derived from decisions.jsonl alone; the pile only feeds review.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import threading
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from harness.gate._canonical import canonical_json
+from harness.gate._chain import (
+    GENESIS,
+    ChainHead,
+    ChainReport,
+    Decision,
+    DecisionLine,
+    chain_lines,
+    new_line,
+    parse_line,
+    walk_chain,
+)
+from harness.gate._errors import GateChainError, GateDecisionError, GateError, InvalidGateStoreError
+from harness.gate._evidence import Dropped, Proposal, Submission, Turn
+from harness.gate._rules import check_candidate
+
+STORE_KIND: Final = "harness-gate-store"
+STORE_VERSION: Final = 1
+MARKER_FILE: Final = "store.json"
+PROPOSED_FILE: Final = "proposed.jsonl"
+DROPPED_FILE: Final = "dropped.jsonl"
+CHAIN_FILE: Final = "decisions.jsonl"
+HEAD_FILE: Final = "decisions.head"
+LOCK_FILE: Final = "store.lock"
+
+_Record = TypeVar("_Record", bound=BaseModel)
+_Scoped = TypeVar("_Scoped", Proposal, Dropped)
+
+
+class GateStore:
+    """One gate store directory. Make one with create(), reach an existing one with open().
+
+    Safe to share between threads and processes: every read holds a shared flock on store.lock and every
+    append an exclusive one (each acquisition opens its own descriptor, so threads exclude each other too).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._thread_lock = threading.Lock()
+
+    @classmethod
+    def create(cls, path: Path) -> GateStore:
+        """Make the directory and its marker; an existing store is opened as it is."""
+        path = Path(path)
+        if path.exists() and not path.is_dir():
+            raise InvalidGateStoreError(f"cannot make a gate store at {path}: it is a file, not a directory.")
+        path.mkdir(parents=True, exist_ok=True)
+        store = cls(path)
+        with store._locked(exclusive=True):
+            # Checked under the lock: a concurrent create must not reset a head another process has moved.
+            if (path / MARKER_FILE).exists():
+                return cls.open(path)
+            store._write_atomically(HEAD_FILE, ChainHead(decisions=0, hash=GENESIS).model_dump_json())
+            store._write_atomically(MARKER_FILE, json.dumps({"kind": STORE_KIND, "version": STORE_VERSION}))
+        return store
+
+    @classmethod
+    def open(cls, path: Path) -> GateStore:
+        """The store at `path`; InvalidGateStoreError if it is not one."""
+        path = Path(path)
+        marker = path / MARKER_FILE
+        expected = f"a directory holding {MARKER_FILE} with kind {STORE_KIND!r} and version {STORE_VERSION}"
+        if not path.exists():
+            raise InvalidGateStoreError(f"{path} is not a gate store: it does not exist; expected {expected}.")
+        if not path.is_dir():
+            raise InvalidGateStoreError(f"{path} is not a gate store: it is a file; expected {expected}.")
+        try:
+            content = json.loads(marker.read_text())
+        except FileNotFoundError:
+            raise InvalidGateStoreError(
+                f"{path} is not a gate store: it has no {MARKER_FILE}; expected {expected}."
+            ) from None
+        except (OSError, ValueError) as error:
+            raise InvalidGateStoreError(
+                f"{path} is not a gate store: {marker} is unreadable ({error.__class__.__name__}); expected {expected}."
+            ) from error
+        if not isinstance(content, dict) or content.get("kind") != STORE_KIND:
+            raise InvalidGateStoreError(
+                f"{path} is not a gate store: {marker} names another kind; expected {expected}."
+            )
+        if content.get("version") != STORE_VERSION:
+            raise InvalidGateStoreError(
+                f"{path} is a gate store of version {content.get('version')!r}, but this harness reads version "
+                f"{STORE_VERSION} only."
+            )
+        return cls(path)
+
+    def submit(self, candidates: Sequence[Any], turns: Sequence[Turn], scope: str, origin: str) -> Submission:
+        """Rule 1 on each candidate: passes go to the pile, failures to dropped.jsonl.
+
+        Idempotent, so replaying a trial after a crash adds nothing twice: a proposal whose id is in the pile,
+        or a drop identical to a logged one, is not appended again (but is still in the returned Submission).
+        """
+        outcomes = [check_candidate(raw, turns, scope, origin) for raw in candidates]
+        proposed = [outcome for outcome in outcomes if isinstance(outcome, Proposal)]
+        dropped = [outcome for outcome in outcomes if isinstance(outcome, Dropped)]
+        with self._locked(exclusive=True):
+            known_ids = {proposal.id for proposal in self._read_records(PROPOSED_FILE, Proposal)}
+            known_drops = {_line_of(drop) for drop in self._read_records(DROPPED_FILE, Dropped)}
+            new_proposals: dict[str, str] = {}  # id -> line; the first of repeats within one submission wins
+            for proposal in proposed:
+                if proposal.id not in known_ids:
+                    new_proposals.setdefault(proposal.id, _line_of(proposal))
+            new_drops = [line for line in dict.fromkeys(map(_line_of, dropped)) if line not in known_drops]
+            self._append(PROPOSED_FILE, list(new_proposals.values()))
+            self._append(DROPPED_FILE, new_drops)
+        return Submission(proposed=proposed, dropped=dropped)
+
+    def proposals(self, scope: str | None = None) -> list[Proposal]:
+        """The whole pile in submission order, decided or not."""
+        with self._locked(exclusive=False):
+            return _in_scope(self._read_records(PROPOSED_FILE, Proposal), scope)
+
+    def pending(self, scope: str | None = None) -> list[Proposal]:
+        """The pile minus every id decided on a readable chain line, in pile order; the chain is not verified."""
+        with self._locked(exclusive=False):
+            pile = self._read_records(PROPOSED_FILE, Proposal)
+            decided = {line.item.id for line in map(parse_line, chain_lines(self._read(CHAIN_FILE))) if line}
+        return [proposal for proposal in _in_scope(pile, scope) if proposal.id not in decided]
+
+    def dropped(self, scope: str | None = None) -> list[Dropped]:
+        """Every logged drop, in order."""
+        with self._locked(exclusive=False):
+            return _in_scope(self._read_records(DROPPED_FILE, Dropped), scope)
+
+    def decide(self, item_id: str, decision: Decision | str, reviewer: str, note: str = "") -> DecisionLine:
+        """Append one decision on a pending proposal to the chain, then move the head to it.
+
+        Refused with GateDecisionError, appending nothing: a broken chain, an id not in the pile, an id
+        already decided, a decision other than APPROVE/REJECT, an empty reviewer.
+        """
+        try:
+            decision = Decision(decision)
+        except ValueError:
+            raise GateDecisionError(f"decision {decision!r} is neither APPROVE nor REJECT.") from None
+        if not reviewer.strip():
+            raise GateDecisionError("a decision needs a reviewer name; the one given is empty.")
+        with self._locked(exclusive=True):
+            # Re-read inside the lock: another process may have appended since, and its line is our `prev`.
+            report, lines = walk_chain(self._read(CHAIN_FILE), self._read_head())
+            if not report.ok:
+                raise GateDecisionError(
+                    f"the decision chain of {self.path} is broken at line {report.first_bad_line} "
+                    f"({report.reason}); nothing was appended."
+                )
+            item = next((p for p in self._read_records(PROPOSED_FILE, Proposal) if p.id == item_id), None)
+            if item is None:
+                raise GateDecisionError(f"no proposal with id {item_id} in {self.path}.")
+            earlier = next((line for line in lines if line.item.id == item_id), None)
+            if earlier is not None:
+                raise GateDecisionError(
+                    f"proposal {item_id} was already decided ({earlier.decision.value} on line {earlier.seq} of "
+                    f"{self.path / CHAIN_FILE})."
+                )
+            line = new_line(lines[-1] if lines else None, decision, item, reviewer, note, datetime.now(timezone.utc))
+            self._append(CHAIN_FILE, [_line_of(line)])
+            self._write_atomically(HEAD_FILE, ChainHead(decisions=line.seq, hash=line.hash).model_dump_json())
+        return line
+
+    def recover(self) -> str | None:
+        """Finish what a decide() killed mid-way left behind; what was repaired, or None.
+
+        Exactly two states come from a crash inside decide(): a torn last chain line (the append never
+        completed: cut) and a complete, well-linked last line the head does not cover yet (the head was
+        not moved: moved). Nothing else is touched, so verify() still reports any other break. Repairing
+        gives no forger anything: whoever can write the files can rewrite chain and head anyway.
+        """
+        with self._locked(exclusive=True):
+            data = self._read(CHAIN_FILE)
+            repaired = []
+            if data and not data.endswith(b"\n"):
+                keep = data.rfind(b"\n") + 1
+                with (self.path / CHAIN_FILE).open("r+b") as handle:
+                    handle.truncate(keep)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                repaired.append(f"cut a torn last decision line of {len(data) - keep} bytes")
+                data = data[:keep]
+            head = self._read_head()
+            report, lines = walk_chain(data, head)
+            head_one_behind = bool(lines) and head is not None and head.strip() == _head_bytes(lines[:-1]).strip()
+            if not report.ok and report.first_bad_line == len(lines) and head_one_behind:
+                self._write_atomically(HEAD_FILE, _head_bytes(lines).decode().rstrip("\n"))
+                repaired.append(f"moved decisions.head to line {len(lines)}, appended before a crash")
+        return "; ".join(repaired) or None
+
+    def decisions(self) -> list[DecisionLine]:
+        """The chain's lines as written, not verified (use verify()); GateChainError if one is not a line."""
+        with self._locked(exclusive=False):
+            data = self._read(CHAIN_FILE)
+        lines: list[DecisionLine] = []
+        for number, raw in enumerate(chain_lines(data), start=1):
+            line = parse_line(raw)
+            if line is None:
+                raise GateChainError(f"{self.path / CHAIN_FILE} line {number} is not a decision line; run verify.")
+            lines.append(line)
+        return lines
+
+    def verify(self) -> ChainReport:
+        """Check every line, the links between them and the head; an empty store is ok."""
+        with self._locked(exclusive=False):
+            return walk_chain(self._read(CHAIN_FILE), self._read_head())[0]
+
+    def live_memory(self, scope: str | None = None) -> list[Proposal]:
+        """Approved items in chain order, from decisions.jsonl alone; GateChainError if the chain is broken."""
+        with self._locked(exclusive=False):
+            report, lines = walk_chain(self._read(CHAIN_FILE), self._read_head())
+        if not report.ok:
+            raise GateChainError(
+                f"the decision chain of {self.path} is broken at line {report.first_bad_line}: {report.reason}."
+            )
+        return _in_scope([line.item for line in lines if line.decision is Decision.APPROVE], scope)
+
+    @contextmanager
+    def _locked(self, *, exclusive: bool) -> Iterator[None]:
+        """Hold the store lock; callers inside must not take it again (neither lock is re-entrant)."""
+        with self._thread_lock:
+            # Read-only access suffices for flock, so a reviewer without write rights can still verify.
+            descriptor = os.open(self.path / LOCK_FILE, os.O_RDONLY | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+                yield
+            finally:
+                os.close(descriptor)  # closing the last descriptor releases the flock
+
+    def _read(self, name: str) -> bytes:
+        try:
+            return (self.path / name).read_bytes()
+        except FileNotFoundError:
+            return b""
+
+    def _read_head(self) -> bytes | None:
+        try:
+            return (self.path / HEAD_FILE).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def _read_records(self, name: str, model: type[_Record]) -> list[_Record]:
+        """Validated lines; a torn last line (a crash mid-append) is left out, a bad complete line raises."""
+        *complete, tail = self._read(name).split(b"\n")
+        if tail:
+            warnings.warn(f"{self.path / name}: ignoring a torn last line of {len(tail)} bytes (an interrupted write).")
+        records = []
+        for number, raw in enumerate(complete, start=1):
+            try:
+                records.append(model.model_validate_json(raw))
+            except ValidationError as error:
+                raise GateError(
+                    f"{self.path / name} line {number} is not a valid {model.__name__} record; fix or remove it."
+                ) from error
+        return records
+
+    def _append(self, name: str, lines: Sequence[str]) -> None:
+        """Append whole lines durably; call with the exclusive lock held. A torn tail is cut first."""
+        if not lines:
+            return
+        path = self.path / name
+        existed = path.exists()
+        with path.open("a+b") as handle:
+            handle.seek(0)
+            data = handle.read()
+            if data and not data.endswith(b"\n"):
+                # Only a crash mid-append leaves this, and that call never returned: cut it, or our line would glue on.
+                keep = data.rfind(b"\n") + 1
+                warnings.warn(f"{path}: cutting a torn last line of {len(data) - keep} bytes (an interrupted write).")
+                handle.truncate(keep)
+            handle.write("".join(line + "\n" for line in lines).encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        if not existed:
+            self._fsync_dir()
+
+    def _write_atomically(self, name: str, text: str) -> None:
+        """Replace a small file whole: written aside, fsynced, renamed over the old one."""
+        tmp = self.path / f"{name}.tmp"
+        with tmp.open("w", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, self.path / name)
+        self._fsync_dir()
+
+    def _fsync_dir(self) -> None:
+        descriptor = os.open(self.path, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
+
+def _head_bytes(lines: Sequence[DecisionLine]) -> bytes:
+    """The head file's content for a chain of `lines`."""
+    head = ChainHead(decisions=len(lines), hash=lines[-1].hash if lines else GENESIS)
+    return (head.model_dump_json() + "\n").encode()
+
+
+def _line_of(record: BaseModel) -> str:
+    return canonical_json(record.model_dump(mode="json"))
+
+
+def _in_scope(records: list[_Scoped], scope: str | None) -> list[_Scoped]:
+    return records if scope is None else [record for record in records if record.scope == scope]
