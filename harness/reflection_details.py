@@ -1,4 +1,4 @@
-"""Source-specific evidence a reflection leaves in its trial record (template parts, parser signals)."""
+"""Source-specific evidence a reflection leaves in its trial record (template parts, parser signals, gate outcome)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Annotated, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.code_signals import CodeSignals
+from harness.gate import Dropped, Proposal
 from harness.trajectory_parser import FailureSignals
 
 
@@ -46,6 +47,19 @@ class ExtractedCodeSignals(BaseModel):
     rendered: str = Field(description="The lines injected into the reflection prompt.")
 
 
+class GateOutcome(BaseModel):
+    """What the memory gate did with a gated reflection's proposals."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["gated"] = "gated"
+    raw: str = Field(description="The model's answer exactly as returned.")
+    policy: Literal["auto", "owner"] = Field(description="Who promotes items that pass: the policy, or the owner.")
+    proposed: list[Proposal] = Field(description="Items whose quote was found in an outside turn: the pile.")
+    dropped: list[Dropped] = Field(description="Items refused by the quote check, each with its reason.")
+    approved: list[str] = Field(description="Ids of proposed items live in memory when the trial was recorded.")
+
+
 ReflectionDetails = Annotated[
-    Union[TemplateParts, ExtractedSignals, ExtractedCodeSignals], Field(discriminator="kind")
+    Union[TemplateParts, ExtractedSignals, ExtractedCodeSignals, GateOutcome], Field(discriminator="kind")
 ]

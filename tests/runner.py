@@ -26,13 +26,15 @@ def run_cli(
     )
 
 
-def replay_side_by_side(experiment: str, cache: Path, root: Path, copies: int = 2) -> list[Path]:
-    """Replay `experiment=<experiment>` from `cache` `copies` times at once (one core each), with no model
-    reachable; returns the run directories. Fails on a non-zero exit or if any model was touched."""
+def replay_side_by_side(
+    experiment: str, cache: Path, root: Path, copies: int = 2, overrides: tuple[str, ...] = ()
+) -> list[Path]:
+    """Replay `experiment=<experiment> <overrides>` from `cache` `copies` times at once (one core each), with
+    no model reachable; returns the run directories. Fails on a non-zero exit or if any model was touched."""
     no_models = root / "no-models"
     no_models.mkdir()
     runs = [root / f"run{index}" for index in range(copies)]
-    command = [sys.executable, str(ROOT / "run.py"), f"experiment={experiment}", "llm.cache.mode=replay"]
+    command = [sys.executable, str(ROOT / "run.py"), f"experiment={experiment}", *overrides, "llm.cache.mode=replay"]
     processes = [
         subprocess.Popen(
             [*command, f"llm.cache.path={cache}", "progress=false", f"hydra.run.dir={run}"],

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from harness.reflection._base import Reflection, ReflectionInput, ReflectionSource, register_source, registered_sources
+from harness.reflection._base import GateAnswer, Reflection, ReflectionInput, ReflectionSource, register_source, registered_sources
 from harness.reflection_details import ExtractedSignals, ReflectionDetails, TemplateParts
 
-_SOURCE_MODULES = ("self_diagnosis", "no_memory", "grounded_template", "programmatic", "model_swap")
+_SOURCE_MODULES = ("self_diagnosis", "no_memory", "grounded_template", "programmatic", "model_swap", "gated")
 
 
 def _import_all() -> None:
@@ -36,6 +36,7 @@ def get_source(name: str) -> type[ReflectionSource]:
 
 __all__ = [
     "ExtractedSignals",
+    "GateAnswer",
     "Reflection",
     "ReflectionDetails",
     "ReflectionInput",

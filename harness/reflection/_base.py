@@ -8,6 +8,7 @@ from typing import Any, Callable, ClassVar, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.code_signals import CodeSignals
+from harness.gate import Turn
 from harness.metering import MeteredLLM
 from harness.reflection_details import ReflectionDetails
 from harness.trajectory import Step
@@ -30,6 +31,16 @@ class ReflectionInput(BaseModel):
     seed: int = 0
 
 
+class GateAnswer(BaseModel):
+    """A gated source's proposals, before the gate has seen them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    raw: str = Field(description="The model's answer exactly as returned.")
+    turns: list[Turn] = Field(description="The numbered turns the reflector could cite.")
+    candidates: list[Any] = Field(description="The proposed items as read from the answer (JSON values).")
+
+
 class Reflection(BaseModel):
     """What a source produced for one failed trial."""
 
@@ -37,6 +48,7 @@ class Reflection(BaseModel):
 
     text: str | None = Field(description="What reaches memory; None when nothing does.")
     details: ReflectionDetails | None = Field(None, description="Source-specific evidence kept in the record.")
+    gate_answer: GateAnswer | None = Field(None, description="Gated sources: the proposals the gate must check.")
 
 
 class NoOptions(BaseModel):
@@ -52,6 +64,8 @@ class ReflectionSource(ABC):
     uses_memory: ClassVar[bool] = True
     swaps_models: ClassVar[bool] = False
     """True when the condition only makes sense with a model other than the run's (model_swap)."""
+    needs_gate: ClassVar[bool] = False
+    """True when the source's proposals reach memory only through the memory gate (gated)."""
     Options: ClassVar[type[BaseModel]] = NoOptions
 
     def __init__(self, memory_window: int, options: dict[str, Any] | None = None) -> None:

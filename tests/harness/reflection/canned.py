@@ -17,8 +17,10 @@ class CannedAnswer:
     def __init__(self, answer: str) -> None:
         self.answer = answer
         self.prompts: list[str] = []
+        self.requests: list[LLMRequest] = []
 
     def generate(self, request: LLMRequest) -> LLMResponse:
+        self.requests.append(request)
         self.prompts.append(request.prompt or "")
         return LLMResponse(text=self.answer, usage=Usage(prompt_tokens=1, completion_tokens=1), latency_s=0.0)
 
