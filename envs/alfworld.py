@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from envs._names import closest_names
-from harness.errors import GameNotFoundError
+from harness.errors import GameFileError, GameNotFoundError
 
 DEFAULT_DATA_DIR: Path = Path(__file__).resolve().parents[1] / "data" / "alfworld"
 """The project's copy of the ALFWorld data; holds `json_2.1.1/valid_unseen/` and `sets/`."""
@@ -98,6 +98,14 @@ def parse_game(game_file: Path, split_dir: Path) -> AlfworldGame:
             f"{trial_dir.relative_to(split_dir)}: task folder name is not <type>-<obj>-<mrecep>-<recep>-<scene>."
         )
     mrecep = match.group("mrecep")
+    try:
+        task_text = read_task_text(game_file)
+    except (OSError, ValueError, KeyError, TypeError) as error:  # ValueError covers bad JSON and bad UTF-8
+        reason = error.strerror if isinstance(error, OSError) else f"{type(error).__name__}: {error}"
+        raise GameFileError(
+            f"ALFWorld game file {game_file} cannot be read ({reason}); restore it "
+            "from the repository (git checkout -- data/alfworld) or set env.data_dir to an intact copy."
+        ) from error
     return AlfworldGame(
         game_id=f"{task_folder}/{trial_folder}",
         task_folder=task_folder,
@@ -108,7 +116,7 @@ def parse_game(game_file: Path, split_dir: Path) -> AlfworldGame:
         mrecep=None if mrecep == "None" else mrecep,
         receptacle=match.group("recep"),
         scene=match.group("scene"),
-        task_text=read_task_text(game_file),
+        task_text=task_text,
         game_file=game_file.resolve(),
     )
 
@@ -164,7 +172,8 @@ def select_games(
         for name in names:
             if name not in known:
                 raise GameNotFoundError(
-                    f"Unknown ALFWorld game or task folder {name!r}; closest: {closest_names(name, known)}."
+                    f"Unknown ALFWorld game or task folder {name!r}; accepted: a task folder of "
+                    f"{SPLIT_DIR} or '<task folder>/<trial folder>' (closest: {closest_names(name, known)})."
                 )
         wanted = set(names)
         selected = [g for g in selected if g.game_id in wanted or g.task_folder in wanted]

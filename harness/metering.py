@@ -1,4 +1,4 @@
-"""Per-trial accounting of LLM use: tokens, calls, cache hits and latency."""
+"""Per-trial accounting of LLM use: tokens, calls, cache hits, retries and latency."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ class MeteredLLM:
         self.usage = Usage()
         self.calls = 0
         self.cache_hits = 0
+        self.retries = 0
         self.latency_s = 0.0
         self.wait_s = 0.0
 
@@ -25,6 +26,7 @@ class MeteredLLM:
         self.wait_s += time.perf_counter() - started
         self.calls += 1
         self.cache_hits += int(response.cached)
+        self.retries += response.retries
         self.usage = self.usage + response.usage
         self.latency_s += response.latency_s
         return response

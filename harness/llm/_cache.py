@@ -71,7 +71,8 @@ class CacheStore:
 
     def put(self, key: str, response: LLMResponse, request: LLMRequest, identity: str) -> None:
         """Append one entry durably: written, flushed and fsynced before returning."""
-        response_json = response.model_dump(mode="json")
+        # Retries tell how one call went, not what the model said: left out, they cannot make replays differ.
+        response_json = response.model_dump(mode="json", exclude={"retries"})
         line = _canonical_json(
             {
                 "key": key,
@@ -182,7 +183,7 @@ class CachedLLM:
             hit = self.store.get(key)
             self._count(hit is not None)
             if hit is not None:
-                return hit.model_copy(update={"cached": True})
+                return hit.model_copy(update={"cached": True, "retries": 0})
             if self.mode == "replay":
                 caller = context.describe() if context else "an unnamed caller"
                 raise ReplayMissError(key=key, identity=self.identity, cache_path=str(self.store.path), caller=caller)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import json
 import logging
 import os
 import time
@@ -29,6 +30,10 @@ _WHAT_TO_CHECK = {
 }
 
 
+class _UnusableAnswer(Exception):
+    """A 200 whose body is no usable completion (broken JSON, no choices): a server hiccup, so retried."""
+
+
 class OpenAIBackend:
     """Completion and chat requests against the OpenAI API or any server that speaks it."""
 
@@ -44,7 +49,10 @@ class OpenAIBackend:
         self._backoff = wait_exponential_jitter(initial=1, max=config.retry_max_wait_s, jitter=1)
 
     def generate(self, request: LLMRequest) -> LLMResponse:
-        """Send `request`, retrying transient failures; a refused request raises LLMRequestError at once."""
+        """Send `request`, retrying transient failures; the answer counts the failed attempts before it.
+
+        A refused request raises LLMRequestError at once; a transient fault that outlasts the budget, LLMError.
+        """
         retrying = Retrying(
             stop=stop_after_attempt(self.config.max_retries + 1),
             wait=self._wait,
@@ -52,11 +60,15 @@ class OpenAIBackend:
             before_sleep=self._log_retry,
             reraise=True,
         )
+        attempts = 0
         try:
-            return retrying(self._attempt, request)
+            for attempt in retrying:
+                attempts = attempt.retry_state.attempt_number
+                with attempt:
+                    response = self._attempt(request)
         except openai.APIStatusError as error:
             if _is_transient(error):
-                raise self._gave_up(error) from error
+                raise self._gave_up(error, attempts) from error
             key_env, model = self.config.api_key_env, self.config.model
             check = _WHAT_TO_CHECK.get(error.status_code, "the request and the server's documentation")
             raise LLMRequestError(
@@ -66,8 +78,9 @@ class OpenAIBackend:
                 detail=error.message,
                 check=check.format(key_env=key_env, model=model),
             ) from error
-        except openai.APIConnectionError as error:
-            raise self._gave_up(error) from error
+        except (openai.APIConnectionError, _UnusableAnswer) as error:
+            raise self._gave_up(error, attempts) from error
+        return response.model_copy(update={"retries": attempts - 1})
 
     def _attempt(self, request: LLMRequest) -> LLMResponse:
         options: dict[str, Any] = {
@@ -79,18 +92,24 @@ class OpenAIBackend:
         if request.stop:  # some servers reject an empty stop list
             options["stop"] = request.stop
         started = time.perf_counter()
-        if request.kind == "completion" and self.config.api == "completion":
-            completion = self._client.completions.create(prompt=request.prompt or "", **options)
-            text = completion.choices[0].text
-            usage = completion.usage
-        else:
-            if request.kind == "chat":
-                messages = [message.model_dump() for message in request.messages or []]
+        try:
+            if request.kind == "completion" and self.config.api == "completion":
+                completion = self._client.completions.create(prompt=request.prompt or "", **options)
+                _require_choices(completion.choices)
+                text = completion.choices[0].text
+                usage = completion.usage
             else:
-                messages = [{"role": "user", "content": request.prompt or ""}]
-            chat = self._client.chat.completions.create(messages=messages, **options)  # type: ignore[arg-type]
-            text = chat.choices[0].message.content or ""
-            usage = chat.usage
+                if request.kind == "chat":
+                    messages = [message.model_dump() for message in request.messages or []]
+                else:
+                    messages = [{"role": "user", "content": request.prompt or ""}]
+                chat = self._client.chat.completions.create(messages=messages, **options)  # type: ignore[arg-type]
+                _require_choices(chat.choices)
+                text = chat.choices[0].message.content or ""
+                usage = chat.usage
+        except json.JSONDecodeError as error:
+            # The SDK parses a 200's body without catching this; a proxy or overloaded server can cut it short.
+            raise _UnusableAnswer(f"a 200 answer whose body is not valid JSON ({error})") from error
         latency = time.perf_counter() - started
         return LLMResponse(
             text=text,
@@ -101,35 +120,56 @@ class OpenAIBackend:
         )
 
     def _wait(self, state: RetryCallState) -> float:
-        backoff = self._backoff(state)
         error = state.outcome.exception() if state.outcome else None
         retry_after = _retry_after_s(error) if isinstance(error, openai.APIStatusError) else None
-        if retry_after is None:
-            return backoff
-        return min(max(backoff, retry_after), self.config.retry_max_wait_s)
+        if not retry_after:
+            return self._backoff(state)
+        # The server knows when it can answer again, so its wait replaces the backoff (as the SDK's own
+        # retry does), within our budget; a Retry-After of 0 would invite hammering, so it falls to backoff.
+        return min(retry_after, self.config.retry_max_wait_s)
 
     def _log_retry(self, state: RetryCallState) -> None:
         error = state.outcome.exception() if state.outcome else None
         log.warning(
-            "model %s attempt %d failed (%s); retrying in %.1fs",
+            "model %s attempt %d failed (%s); retrying in %.2fs",
             self.config.model,
             state.attempt_number,
-            error,
+            self._describe(error) if error else "no error",
             state.next_action.sleep if state.next_action else 0.0,
         )
 
-    def _gave_up(self, error: Exception) -> LLMError:
+    def _gave_up(self, error: BaseException, attempts: int) -> LLMError:
         return LLMError(
-            f"model {self.config.model!r} at {self._client.base_url} still failing after "
-            f"{self.config.max_retries + 1} attempts: {error}"
+            f"model {self.config.model!r} at {self._client.base_url} still failing after {attempts} attempts "
+            f"(model.max_retries={self.config.max_retries}, model.retry_max_wait_s={self.config.retry_max_wait_s:g}); "
+            f"the last one failed with {self._describe(error)}."
         )
+
+    def _describe(self, error: BaseException) -> str:
+        """The fault in a few words, with the detail the SDK hides in its cause or body."""
+        if isinstance(error, openai.APITimeoutError):
+            return f"no answer within model.timeout_s={self.config.timeout_s:g}"
+        if isinstance(error, openai.APIStatusError):
+            body = error.body if isinstance(error.body, dict) else {}
+            detail = body.get("message") or error.message
+            retry_after = error.response.headers.get("retry-after")
+            waited = f" (Retry-After {retry_after})" if retry_after else ""
+            return f"HTTP {error.status_code}{waited}: {str(detail).strip().rstrip('.')}"
+        if isinstance(error, openai.APIConnectionError) and error.__cause__ is not None:
+            return f"a connection error ({error.__cause__})"
+        return str(error)
+
+
+def _require_choices(choices: list[Any]) -> None:
+    if not choices:
+        raise _UnusableAnswer("a 200 answer with an empty choices list")
 
 
 def _is_transient(error: BaseException) -> bool:
     if isinstance(error, openai.APIStatusError):
         return error.status_code in _RETRYABLE_STATUSES or error.status_code >= 500
     # Timeouts are a subclass of connection errors in the SDK.
-    return isinstance(error, openai.APIConnectionError)
+    return isinstance(error, (openai.APIConnectionError, _UnusableAnswer))
 
 
 def _retry_after_s(error: openai.APIStatusError) -> float | None:

@@ -63,6 +63,7 @@ class LLMResponse(BaseModel):
     usage: Usage = Field(description="Tokens of the original call (kept on cache hits).")
     latency_s: float = Field(ge=0.0, description="Wall time of the original successful call (kept on cache hits).")
     cached: bool = Field(False, description="True when served from the cache instead of a model.")
+    retries: int = Field(0, ge=0, description="Failed attempts before this answer; 0 on cache hits.")
 
 
 class CallContext(BaseModel):

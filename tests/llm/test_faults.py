@@ -1,0 +1,190 @@
+"""The openai backend against every fault the fault server injects: retried within budget, counted, explained."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.errors import LLMError, LLMRequestError
+from harness.llm import (
+    Backend,
+    CachedLLM,
+    CacheStore,
+    CallContext,
+    ChatMessage,
+    LLMRequest,
+    LLMResponse,
+    ModelConfig,
+    Usage,
+    cache_key,
+    create_backend,
+)
+from harness.metering import MeteredLLM
+from tests.llm.fault_server import Fault, FaultServer
+
+COMPLETION = LLMRequest(kind="completion", prompt="> go to desk 1\n", max_tokens=32, stop=["\n"])
+CHAT = LLMRequest(kind="chat", messages=[ChatMessage(role="user", content="Say hello.")], max_tokens=8, seed=3)
+COMPLETION_TEXT, CHAT_TEXT = "On the desk 1, you see a pen 2.", "Hello."
+TIMEOUT_S = 0.5
+BACKOFF_FLOOR_S = 1.0  # wait_exponential_jitter(initial=1) never waits less, unless the budget is smaller
+
+FAULTS = {
+    "429 Retry-After": Fault.http(429, retry_after=0.01),
+    "429": Fault.http(429),
+    "500": Fault.http(500),
+    "502": Fault.http(502),
+    "503": Fault.http(503),
+    "timeout": Fault("timeout", stall_s=TIMEOUT_S + 0.5),
+    "dropped connection": Fault("drop"),
+    "malformed JSON": Fault("malformed_json"),
+    "empty choices": Fault("empty_choices"),
+    "truncated body": Fault("truncated"),
+}
+
+
+@pytest.fixture
+def recorded_cache(tmp_path: Path) -> Path:
+    """A cache file in the harness's format, recorded under a backend identity no client here has."""
+    store = CacheStore(tmp_path / "recorded.jsonl")
+    for request, text in ((COMPLETION, COMPLETION_TEXT), (CHAT, CHAT_TEXT)):
+        response = LLMResponse(text=text, usage=Usage(prompt_tokens=11, completion_tokens=7), latency_s=0.5)
+        store.put(cache_key("llamacpp:some-other-model", request), response, request, "llamacpp:some-other-model")
+    return store.path
+
+
+@pytest.fixture
+def server(recorded_cache: Path) -> Iterator[FaultServer]:
+    with FaultServer(recorded_cache) as running:
+        yield running
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAULT_SERVER_KEY", "none")
+
+
+def backend(server: FaultServer, **overrides: Any) -> Backend:
+    fields: dict[str, Any] = {
+        "name": "over-the-fault-server",
+        "backend": "openai",
+        "model": "recorded-model",
+        "base_url": server.base_url,
+        "api_key_env": "FAULT_SERVER_KEY",
+        "timeout_s": TIMEOUT_S,
+        "max_retries": 3,
+        "retry_max_wait_s": 0.02,
+    }
+    return create_backend(ModelConfig(**(fields | overrides)))
+
+
+def test_without_faults_the_recorded_answer_comes_back_unretried(server: FaultServer) -> None:
+    response = backend(server).generate(COMPLETION)
+    assert (response.text, response.usage) == (COMPLETION_TEXT, Usage(prompt_tokens=11, completion_tokens=7))
+    assert response.retries == 0 and not response.cached
+    assert server.paths == ["/v1/completions"]
+
+
+@pytest.mark.parametrize("fault", FAULTS.values(), ids=FAULTS.keys())
+def test_each_fault_is_retried_and_counted(server: FaultServer, fault: Fault) -> None:
+    server.schedule([fault])
+    response = backend(server).generate(COMPLETION)
+    assert response.text == COMPLETION_TEXT
+    assert response.retries == 1
+    assert server.requests == 2 and server.injected == [fault]
+
+
+@pytest.mark.parametrize("kind", ["malformed JSON", "empty choices", "truncated body"])
+def test_a_broken_chat_answer_is_retried_too(server: FaultServer, kind: str) -> None:
+    server.schedule([FAULTS[kind]])
+    response = backend(server).generate(CHAT)
+    assert (response.text, response.retries) == (CHAT_TEXT, 1)
+    assert server.paths == ["/v1/chat/completions"] * 2
+
+
+def test_faults_in_a_row_count_one_retry_each(server: FaultServer) -> None:
+    server.schedule([FAULTS["dropped connection"], FAULTS["malformed JSON"], FAULTS["502"]])
+    assert backend(server).generate(COMPLETION).retries == 3
+    assert server.requests == 4
+
+
+def test_retry_after_sets_the_wait(server: FaultServer) -> None:
+    # The budget allows far longer sleeps, so a wait between 0.3 s and the backoff floor came from the header.
+    server.schedule([Fault.http(429, retry_after=0.3)])
+    assert backend(server, retry_max_wait_s=5.0).generate(COMPLETION).retries == 1
+    waited = server.arrivals[1] - server.arrivals[0]
+    assert 0.3 <= waited < BACKOFF_FLOOR_S
+
+
+def test_a_retry_after_beyond_the_budget_is_cut_to_it(server: FaultServer) -> None:
+    server.schedule([Fault.http(429, retry_after=30)])
+    started = time.monotonic()
+    assert backend(server, retry_max_wait_s=0.2).generate(COMPLETION).retries == 1
+    assert time.monotonic() - started < 2.0
+
+
+PERSISTENT = {
+    "503": (Fault.http(503), "HTTP 503: injected 503"),
+    "429 Retry-After": (Fault.http(429, retry_after=0.01), "HTTP 429 (Retry-After 0.01)"),
+    "timeout": (Fault("timeout", stall_s=TIMEOUT_S + 0.5), f"no answer within model.timeout_s={TIMEOUT_S:g}"),
+    "dropped connection": (Fault("drop"), "Server disconnected without sending a response"),
+    "malformed JSON": (Fault("malformed_json"), "not valid JSON"),
+    "empty choices": (Fault("empty_choices"), "empty choices list"),
+    "truncated body": (Fault("truncated"), "without sending complete message body"),
+}
+
+
+@pytest.mark.parametrize(("fault", "named"), PERSISTENT.values(), ids=PERSISTENT.keys())
+def test_a_persistent_fault_exhausts_the_budget_with_one_clear_sentence(
+    server: FaultServer, fault: Fault, named: str
+) -> None:
+    server.fail_from(1, fault)
+    with pytest.raises(LLMError) as caught:
+        backend(server, max_retries=2).generate(COMPLETION)
+    assert server.requests == 3
+    message = str(caught.value)
+    assert "'recorded-model'" in message and server.base_url in message
+    assert "after 3 attempts" in message and "model.max_retries=2" in message
+    assert named in message
+    assert message.endswith(".") and "\n" not in message
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
+def test_a_refused_request_is_not_retried(server: FaultServer, status: int) -> None:
+    server.schedule([Fault.http(status)])
+    with pytest.raises(LLMRequestError, match=f"HTTP {status}"):
+        backend(server, retry_max_wait_s=5.0).generate(COMPLETION)
+    assert server.requests == 1
+
+
+def test_an_unrecorded_request_is_refused_not_retried(server: FaultServer) -> None:
+    with pytest.raises(LLMRequestError, match="no recorded answer"):
+        backend(server).generate(COMPLETION.model_copy(update={"seed": 99}))
+    assert server.requests == 1
+
+
+def test_a_cache_hit_reports_no_retries_and_the_cache_keeps_none(server: FaultServer, tmp_path: Path) -> None:
+    cache = tmp_path / "cache.jsonl"
+    llm = CachedLLM(backend(server), CacheStore(cache), "auto")
+    server.schedule([FAULTS["500"], FAULTS["dropped connection"]])
+    first = llm.generate(COMPLETION)
+    assert (first.retries, first.cached) == (2, False)
+    assert "retries" not in json.loads(cache.read_text())["response"]
+    for store in (llm.store, CacheStore(cache)):  # the writer's memory and a fresh reader agree
+        hit = CachedLLM(backend(server), store, "replay").generate(COMPLETION)
+        assert (hit.retries, hit.cached, hit.text) == (0, True, first.text)
+    assert server.requests == 3
+
+
+def test_a_meter_sums_the_retries_of_its_calls(server: FaultServer, tmp_path: Path) -> None:
+    llm = CachedLLM(backend(server), CacheStore(tmp_path / "cache.jsonl"), "off")
+    meter = MeteredLLM(llm, CallContext(task_id="t", trial=0, condition="c", role="actor"))
+    server.schedule([FAULTS["503"], None, FAULTS["truncated body"], FAULTS["429"], None])
+    meter.generate(COMPLETION)
+    meter.generate(CHAT)
+    meter.generate(COMPLETION)
+    assert (meter.calls, meter.retries) == (3, 3)

@@ -1,0 +1,123 @@
+"""Malformed command lines and configs: each stops with one `error:` sentence naming the bad value and what
+is accepted, exit code 2, no traceback, and nothing written anywhere."""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from tests.runner import ROOT, run_cli
+
+GATE_CLI = ROOT / "harness" / "gate" / "__main__.py"
+
+
+class Case(NamedTuple):
+    """One malformed invocation; `{tmp}` and `{port}` in args and needles are filled in per test."""
+
+    args: tuple[str, ...]
+    needles: tuple[str, ...]
+    env: dict[str, str] = {}
+
+
+CASES = {
+    "unknown strategy": Case(("strategy=nope",), ("strategy=nope", "accepted: ", "self_diagnosis")),
+    "unknown env": Case(("env=nope",), ("env=nope", "accepted: alfworld, humaneval")),
+    "unknown model": Case(("model=nope",), ("model=nope", "accepted: ", "qwen2.5-coder-1.5b")),
+    "trials not a number": Case(("experiment.trials=abc",), ("experiment.trials = 'abc'", "valid integer")),
+    "zero trials": Case(("experiment.trials=0",), ("experiment.trials = 0", "greater than or equal to 1")),
+    "negative step budget": Case(("env.max_steps=-1",), ("env.max_steps = -1", "greater than or equal to 1")),
+    "zero concurrency": Case(
+        ("experiment.max_concurrency=0",), ("experiment.max_concurrency = 0", "greater than or equal to 1")
+    ),
+    "negative memory window": Case(
+        ("strategy.self_diagnosis.memory_window=-1",),
+        ("strategy.self_diagnosis.memory_window = -1", "greater than or equal to 0"),
+    ),
+    "filters select no game": Case(
+        ("env.set=smoke", "env.task_types=[cool]"), ("env.task_types=['cool']", "env.set=smoke", "select no game")
+    ),
+    "zero games": Case(("env.first_n=0",), ("env.first_n = 0", "greater than or equal to 1")),
+    "unknown game": Case(
+        ("env.games=[pick_and_place_simple-Unicorn-None-Desk-308]",),
+        ("'pick_and_place_simple-Unicorn-None-Desk-308'", "accepted: ", "pick_and_place_simple-Mug-None-Desk-308"),
+    ),
+    "unknown game set": Case(("env.set=nope",), ("'nope'", "demo, frozen_published, smoke")),
+    "unknown task type": Case(("env.set=null", "env.task_types=[boil]"), ("'boil'", "accepted: ", "cool")),
+    "no games in data dir": Case(("env.data_dir={tmp}/no-data",), ("env.data_dir={tmp}/no-data", "env.data_dir=null")),
+    "unknown HumanEval id": Case(
+        ("env=humaneval", "env.problems=[HumanEval/999]"), ("'HumanEval/999'", "'HumanEval/0'")
+    ),
+    "bad cache mode": Case(("llm.cache.mode=bogus",), ("llm.cache.mode = 'bogus'", "'off', 'record', 'replay'")),
+    "replay without a cache file": Case(
+        ("llm.cache.mode=replay", "llm.cache.path={tmp}/absent.jsonl"),
+        ("llm.cache.path={tmp}/absent.jsonl does not exist", "llm.cache.mode=auto"),
+    ),
+    "missing API key": Case(
+        ("model=openai-compatible", "model.api_key_env=HARNESS_TEST_ABSENT_KEY"),
+        ("HARNESS_TEST_ABSENT_KEY is not set", "HARNESS_TEST_ABSENT_KEY=none"),
+    ),
+    "unreachable base URL": Case(
+        ("model=openai-compatible", "model.base_url=http://127.0.0.1:{port}/v1"),
+        ("cannot be reached", "GET http://127.0.0.1:{port}/v1/models", "model.base_url"),
+        {"OPENAI_API_KEY": "dummy", "NO_PROXY": "127.0.0.1,localhost"},
+    ),
+    "unknown key": Case(("+experiment.tirals=3",), ("experiment.tirals = 3", "not permitted; accepted: name, trials")),
+    "unknown top-level key": Case(("+tirals=3",), ("tirals is not a known setting", "accepted at the top level")),
+    "resume flag not a boolean": Case(
+        ("+resume.allow_config_change=maybe",), ("resume.allow_config_change = 'maybe'", "valid boolean")
+    ),
+    "invalid gate store": Case(("gate", "show", "{tmp}/not/a/store"), ("{tmp}/not/a/store is not a gate store",)),
+}
+
+
+def closed_port() -> int:
+    """A local port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def files_under(root: Path) -> list[Path]:
+    return sorted(root.rglob("*"))
+
+
+def assert_one_sentence(stderr: str, needles: list[str]) -> None:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    message = lines[0].removeprefix("error: ")
+    assert message != lines[0], lines[0]
+    assert message.endswith("."), message
+    assert not re.search(r"\.\s+[A-Z]", message), f"more than one sentence: {message}"
+    for needle in needles:
+        assert needle in message, message
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_bad_input_is_one_sentence_and_writes_nothing(tmp_path: Path, case: Case) -> None:
+    fill = {"tmp": str(tmp_path), "port": str(closed_port())}
+    args = [arg.format(**fill) for arg in case.args]
+    needles = [needle.format(**fill) for needle in case.needles]
+    before = files_under(tmp_path)
+    run_dir = tmp_path / "run"
+    if args[0] == "gate":
+        if not GATE_CLI.exists():
+            pytest.skip("harness/gate/__main__.py does not exist yet")
+        result = subprocess.run(
+            [sys.executable, "-m", "harness.gate", *args[1:]], cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
+    else:
+        if not any(arg.startswith("llm.cache.path=") for arg in args):
+            args.append(f"llm.cache.path={tmp_path}/cache/llm_cache.jsonl")  # so a stray mkdir would show here
+        result = run_cli(*args, f"hydra.run.dir={run_dir}", env={**case.env}, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+    assert_one_sentence(result.stderr, needles)
+    assert not run_dir.exists()
+    assert files_under(tmp_path) == before
