@@ -9,6 +9,7 @@ from pathlib import Path
 from harness.fisher import PairwiseFisher
 from harness.metrics import SPEARMAN_CONVENTIONS, SpearmanResult
 from harness.report._combine import COMBINING_RULE, ReportCondition
+from harness.report._cost_section import cost_lines
 from harness.report._fisher_section import fisher_lines
 from harness.report._plots import RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION
 from harness.report._runs import RunData
@@ -102,6 +103,8 @@ def report_markdown(
         f"![Solved and object mention per condition]({SOLVED_AND_MENTION})",
         "",
         *fisher_lines(fisher),
+        "",
+        *cost_lines(runs, conditions),
         "",
         *([*semantic_lines(semantic), ""] if semantic else []),
     ]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from harness.cost import ConditionPrices, UsageTotals, condition_prices, run_usage, with_unpriced
 from harness.errors import HarnessError
 from harness.records import MANIFEST_FILE, TRIALS_FILE, Manifest, TrialRecord, read_trials
 from harness.run_metrics import METRICS_FILE, RunMetrics, run_metrics
@@ -31,6 +32,10 @@ class RunData(BaseModel):
     metrics: RunMetrics
     metrics_source: str = Field(description="'metrics.json', or how many records the metrics were recomputed from.")
     status: str | None = Field(description="The manifest's status (running, finished, failed); None without one.")
+    prices: dict[str, ConditionPrices] = Field(
+        description="Each condition's role prices, from the manifest's config; unpriced where it names no models."
+    )
+    usage: dict[str, UsageTotals] = Field(description="Each condition's LLM use from trials.jsonl; empty without it.")
 
 
 def _read_manifest(run_dir: Path) -> Manifest | None:
@@ -75,7 +80,8 @@ def _read_metrics(path: Path) -> RunMetrics:
 
 
 def load_run(run_dir: Path, name: str) -> RunData:
-    """Metrics from metrics.json when the run wrote one, else recomputed from its records."""
+    """Metrics from metrics.json when the run wrote one, else recomputed from its records; LLM use from the
+    records, priced by the manifest."""
     manifest = _read_manifest(run_dir)
     if (run_dir / METRICS_FILE).is_file():
         metrics, source = _read_metrics(run_dir / METRICS_FILE), METRICS_FILE
@@ -84,8 +90,16 @@ def load_run(run_dir: Path, name: str) -> RunData:
         source = f"recomputed from {count} records (no {METRICS_FILE})"
     else:
         raise ReportInputError(f"{run_dir} is not a run directory: it holds neither {METRICS_FILE} nor {TRIALS_FILE}.")
+    records = read_trials(run_dir)
+    prices = with_unpriced(records, condition_prices(manifest.config) if manifest else {})
     return RunData(
-        name=name, path=run_dir, metrics=metrics, metrics_source=source, status=manifest.status if manifest else None
+        name=name,
+        path=run_dir,
+        metrics=metrics,
+        metrics_source=source,
+        status=manifest.status if manifest else None,
+        prices=prices,
+        usage=run_usage(records, prices) if (run_dir / TRIALS_FILE).is_file() else {},
     )
 
 

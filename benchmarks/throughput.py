@@ -1,0 +1,126 @@
+"""Benchmark: ALFWorld episodes per minute over HTTP at several max_concurrency values, against the latency server.
+
+    python -m benchmarks.throughput [--delay-ms 500] [--concurrency 1 4 16] [--games 32] [--max-steps 10]
+
+Each concurrency value is one `python run.py` (model=openai-compatible, llm.cache.mode=off, strategy=no_memory,
+1 trial, the first `--games` games) whose every model call goes to benchmarks/latency_server.py, which answers
+from a cache recorded with SmolLM2-135M (benchmarks/fixtures/) after `--delay-ms`. Episodes per minute count
+the trial loop only (the manifest's start to the last record); the speed-up is over concurrency 1 (target: >= 12 at 16).
+The loop plays the pairs of one trial concurrently, so `--games` should be at least the highest concurrency.
+ALFWorld's engine runs one step at a time in a process, so its share of the concurrency-1 run bounds what any
+concurrency can gain (`alfworld_bound_speedup`, Amdahl's law); the table shows it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from benchmarks._entry_point import ROOT, run_entry_point
+from benchmarks._output import Check, add_output_arguments, at_least, finish
+from benchmarks.latency_server import LatencyServer
+
+NAME = "throughput"
+FIXTURE = ROOT / "benchmarks" / "fixtures" / "alfworld32_no_memory_smollm2.jsonl.gz"
+TARGET_SPEEDUP = 12.0
+SMOKE = {"games": 2, "max_steps": 2, "delay_ms": 100.0, "concurrency": [1, 2]}
+# The key only has to be present: the latency server never reads it.
+API_KEY_ENV = {"OPENAI_API_KEY": "latency-server-needs-no-key", "NO_PROXY": "127.0.0.1,localhost"}
+
+
+def run_at(concurrency: int, args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
+    """One run at `concurrency` against a fresh latency server; its figures."""
+    overrides = [
+        "model=openai-compatible",
+        "model.model=smollm2-135m",
+        "strategy=no_memory",
+        "env.set=null",
+        f"env.first_n={args.games}",
+        f"env.max_steps={args.max_steps}",
+        "experiment.trials=1",
+        f"experiment.max_concurrency={concurrency}",
+        "llm.cache.mode=off",
+        f"llm.cache.path={scratch / 'unused_cache.jsonl'}",
+    ]
+    with LatencyServer(args.cache, delay_s=args.delay_ms / 1000) as server:
+        try:
+            run = run_entry_point(
+                [*overrides, f"model.base_url={server.base_url}"], scratch / f"c{concurrency}", API_KEY_ENV
+            )
+        except RuntimeError as error:
+            if server.refused:  # the backend does not retry a 400, so the run stops at the first one
+                raise RuntimeError(
+                    f"{args.cache} has no answer for a request of this run; re-record it as "
+                    f"benchmarks/fixtures/README.md says ({error})"
+                ) from error
+            raise
+        served, peak = server.served, server.peak_in_flight
+    episodes = len(run.records)
+    env_s = sum(r.timing.env_s for r in run.records)
+    return {
+        "concurrency": concurrency,
+        "episodes": episodes,
+        "steps": sum(r.steps for r in run.records),
+        "llm_calls": served,
+        "peak_calls_in_flight": peak,
+        "loop_s": round(run.loop_s, 2),
+        "process_s": round(run.wall_s, 2),
+        "episodes_per_min": round(episodes / run.loop_s * 60, 2),
+        "median_steps": statistics.median(r.steps for r in run.records),
+        # Waiting for the engine lock counts here too when episodes overlap.
+        "alfworld_s": round(env_s, 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.throughput", description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, default=FIXTURE, help="recorded answers for the latency server")
+    parser.add_argument("--delay-ms", type=float, default=500.0)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16])
+    parser.add_argument("--games", type=int, default=32)
+    parser.add_argument("--max-steps", type=int, default=10)
+    add_output_arguments(parser, NAME)
+    args = parser.parse_args(argv)
+    if args.smoke:
+        vars(args).update(SMOKE)
+    if 1 not in args.concurrency:
+        parser.error("--concurrency needs 1: the speed-up is measured against it")
+    with tempfile.TemporaryDirectory(prefix="throughput-") as scratch:
+        runs = [run_at(n, args, Path(scratch)) for n in sorted(args.concurrency)]
+    base = runs[0]
+    for run in runs:
+        run["speedup"] = round(run["episodes_per_min"] / base["episodes_per_min"], 2)
+    # With the engine serialised, no concurrency beats the loop time over the engine time of the serial run.
+    bound = round(base["loop_s"] / base["alfworld_s"], 2) if base["alfworld_s"] else None
+    top = runs[-1]
+    checks: list[Check] = []
+    if top["concurrency"] >= 16:
+        checks.append(at_least(f"speed-up at concurrency {top['concurrency']}", top["speedup"], TARGET_SPEEDUP))
+    columns = (
+        "concurrency",
+        "episodes",
+        "llm_calls",
+        "peak_calls_in_flight",
+        "loop_s",
+        "process_s",
+        "alfworld_s",
+        "episodes_per_min",
+        "speedup",
+    )
+    settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k not in ("out", "smoke")}
+    return finish(
+        NAME,
+        args,
+        settings,
+        (columns, [tuple(run[c] for c in columns) for run in runs]),
+        {"runs": runs, "alfworld_bound_speedup": bound},
+        checks,
+        (f"ALFWorld's share of the concurrency-1 loop caps any speed-up at {bound}x (Amdahl).",),
+    )
+
+
+if __name__ == "__main__":
+    main()

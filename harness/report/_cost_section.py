@@ -1,0 +1,29 @@
+"""report.md's tokens-and-cost section: each report condition's LLM use from the runs' records, priced by their
+manifests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness.cost import UsageTotals
+from harness.cost_table import usage_table
+from harness.report._combine import ReportCondition
+from harness.report._runs import RunData
+
+
+def cost_lines(runs: Sequence[RunData], conditions: Sequence[ReportCondition]) -> list[str]:
+    """The section's lines: one row per report condition (pooled runs summed), or why there is none."""
+    by_name = {run.name: run for run in runs}
+    rows = []
+    for c in conditions:
+        parts = [by_name[name].usage[c.condition] for name in c.runs if c.condition in by_name[name].usage]
+        if parts:
+            rows.append((c.label, sum(parts, UsageTotals())))
+    lines = ["## Tokens and estimated cost", ""]
+    if not rows:
+        return [*lines, "No run has trial records (trials.jsonl), so its LLM use is unknown."]
+    lines.append(usage_table(rows, [p for run in runs for p in run.prices.values()]))
+    unread = [run.name for run in runs if not run.usage]
+    if unread:
+        lines += ["", f"Not counted, for want of trial records (trials.jsonl): {', '.join(unread)}."]
+    return lines
