@@ -14,6 +14,7 @@ from harness.cli import fail, preflight, setup_logging
 from harness.config import validate_config
 from harness.errors import HarnessError
 from harness.experiment import Experiment
+from harness.planted_refusal import describe, run_planted_refusal
 
 
 @hydra.main(version_base="1.3", config_path="configs", config_name="config")
@@ -21,6 +22,10 @@ def main(cfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
         config = validate_config(cfg)
+        if config.scenario is not None:
+            outcome = run_planted_refusal(config.scenario, config.reflector, config.experiment.seed, run_dir)
+            print(describe(outcome))
+            return
         experiment = Experiment(config, run_dir)
     except HarnessError as error:
         fail(error, run_dir)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Union, get_args
 
 from omegaconf import DictConfig, OmegaConf
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -76,11 +76,28 @@ class ExperimentConfig(_Strict):
     seed: int = Field(0, description="Sampling seed sent with every LLM request.")
 
 
+class PlantedRefusalConfig(_Strict):
+    """The planted-question scenario (configs/experiment/planted_refusal.yaml): a conversation, not a task set."""
+
+    name: Literal["planted_refusal"] = "planted_refusal"
+    conversation: str = Field(description="JSON file with the conversation's numbered turns.")
+    policy: Literal["auto", "owner"] = Field("owner", description="Who promotes gated notes that pass the quote check.")
+    cache: CacheConfig = Field(description="The scenario's own answers: the committed ones are replayed by default.")
+
+
 class LLMSettings(_Strict):
     """Settings that apply to every model of the run."""
 
     cache: CacheConfig
     n_threads: int | None = Field(None, ge=1, description="CPU threads for embedded models; None = all cores.")
+
+
+class ResumeSettings(_Strict):
+    """How a run directory that already holds trials may be resumed (`+resume.allow_config_change=true`)."""
+
+    allow_config_change: bool = Field(
+        False, description="Resume even under settings that shape trials differently; the manifest lists them."
+    )
 
 
 class RunConfig(_Strict):
@@ -93,6 +110,8 @@ class RunConfig(_Strict):
     actor: ModelConfig
     reflector: ModelConfig
     progress: bool = True
+    resume: ResumeSettings = Field(default_factory=ResumeSettings)
+    scenario: PlantedRefusalConfig | None = Field(None, description="Set: run this scenario instead of the trials.")
 
     @field_validator("conditions")
     @classmethod
@@ -129,18 +148,48 @@ def _model(name: str | None, fallback: dict[str, Any], n_threads: int | None) ->
 
 
 ENV_NAMES = ("alfworld", "humaneval")
+# Every top-level key validate_config reads; another (`+tirals=3`) would be silently ignored, so it is refused.
+TOP_LEVEL_KEYS = (
+    "env",
+    "model",
+    "strategy",
+    "experiment",
+    "llm",
+    "actor_model",
+    "reflector_model",
+    "progress",
+    "resume",
+    "scenario",
+)
 
 
-def _first_error_sentence(error: ValidationError, prefix: str = "") -> str:
+def _fields_at(model: type[BaseModel], path: list[str]) -> list[str]:
+    """The field names of the model found at `path` below `model`, or [] when the path leads to no one model."""
+    candidates: list[Any] = [model]
+    for part in path:
+        models = [c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)]
+        annotations = [m.model_fields[part].annotation for m in models if part in m.model_fields]
+        if annotations:
+            candidates = [a for annotation in annotations for a in (get_args(annotation) or (annotation,))]
+        else:  # pydantic names the member of a tagged union (env.alfworld) by its `name`
+            tags = {m: get_args(m.model_fields["name"].annotation) for m in models if "name" in m.model_fields}
+            candidates = [m for m, names in tags.items() if part in names]
+    models = [c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)]
+    return list(models[0].model_fields) if len(models) == 1 else []
+
+
+def _first_error_sentence(error: ValidationError, model: type[BaseModel], prefix: str = "") -> str:
     first = error.errors()[0]
     loc = [str(part) for part in first["loc"]]
+    accepted = _fields_at(model, loc[:-1]) if first["type"] == "extra_forbidden" else []
     if loc[:1] == ["env"] and len(loc) > 2 and loc[1] in ENV_NAMES:
         del loc[1]  # pydantic names the union member; the user wrote env.<field>
     where = prefix + (".".join(loc) or "config")
     value = first.get("input")
-    message = first["msg"].removeprefix("Value error, ")
     shown = "" if isinstance(value, dict) else f" = {value!r}"
-    return f"{where}{shown} is invalid: {message}."
+    message = first["msg"].removeprefix("Value error, ")
+    known = f"; accepted: {', '.join(accepted)}" if accepted else ""
+    return f"{where}{shown} is invalid: {message}{known}."
 
 
 def resolve_condition(
@@ -154,7 +203,7 @@ def resolve_condition(
     try:
         entry = ConditionConfig.model_validate(raw)
     except ValidationError as error:
-        raise ConfigError(_first_error_sentence(error, f"strategy.{name}.")) from None
+        raise ConfigError(_first_error_sentence(error, ConditionConfig, f"strategy.{name}.")) from None
     if entry.source not in available_sources():
         raise ConfigError(
             f"strategy.{name}.source = {entry.source!r} is not a reflection source; "
@@ -164,7 +213,7 @@ def resolve_condition(
     try:
         source.Options.model_validate(entry.options)
     except ValidationError as error:
-        raise ConfigError(_first_error_sentence(error, f"strategy.{name}.options.")) from None
+        raise ConfigError(_first_error_sentence(error, source.Options, f"strategy.{name}.options.")) from None
     actor = _model(entry.actor_model, run_actor, n_threads)
     reflector = _model(entry.reflector_model, run_reflector, n_threads)
     if source.swaps_models and actor == run_actor and reflector == run_reflector:
@@ -188,6 +237,10 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
         OmegaConf.to_container(cfg, resolve=True) if isinstance(cfg, DictConfig) else dict(cfg)  # type: ignore[assignment]
     )
     raw.pop("hydra", None)
+    unknown = sorted(set(raw) - set(TOP_LEVEL_KEYS))
+    if unknown:
+        accepted = ", ".join(TOP_LEVEL_KEYS)
+        raise ConfigError(f"{unknown[0]} is not a known setting; accepted at the top level: {accepted}.")
     n_threads = (raw.get("llm") or {}).get("n_threads")
     strategies = raw.get("strategy")
     if not isinstance(strategies, dict) or not strategies:
@@ -204,7 +257,9 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
             "actor": actor,
             "reflector": reflector,
             "progress": raw.get("progress", True),
+            "resume": raw.get("resume") or {},
+            "scenario": raw.get("scenario"),
         }
         return RunConfig.model_validate(candidate)
     except ValidationError as error:
-        raise ConfigError(_first_error_sentence(error)) from None
+        raise ConfigError(_first_error_sentence(error, RunConfig)) from None

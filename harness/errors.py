@@ -58,8 +58,8 @@ class CacheCorruptError(LLMError):
         self.line = line
         self.key = key
         super().__init__(
-            f"cache file {path} line {line} (key {key or 'unreadable'}) is corrupt: {reason}. "
-            "Delete that line or restore the file from git."
+            f"cache file {path} line {line} (key {key or 'unreadable'}) is corrupt: {reason}; "
+            "delete that line or restore the file from git."
         )
 
 
@@ -74,8 +74,8 @@ class MissingAPIKeyError(LLMError):
         self.env_var = env_var
         where = base_url or "the OpenAI API"
         super().__init__(
-            f"environment variable {env_var} is not set; model {model!r} at {where} needs an API key there. "
-            f"For a local server that accepts any key, set {env_var}=none."
+            f"environment variable {env_var} is not set, but model {model!r} at {where} needs an API key from it; "
+            f"for a local server that accepts any key, set {env_var}=none."
         )
 
 
@@ -93,3 +93,37 @@ class RecordCorruptError(HarnessError):
 
 class ResumeMismatchError(HarnessError):
     """A run directory was started under a configuration that would change its finished trials."""
+
+
+class ModelUnreachableError(LLMError):
+    """An API-backed model's server did not answer before the run started; nothing was written."""
+
+    def __init__(self, *, model: str, url: str, reason: str) -> None:
+        self.model = model
+        self.url = url
+        super().__init__(
+            f"model {model!r} cannot be reached: GET {url} failed ({reason}); start the server or correct "
+            "model.base_url (replaying with llm.cache.mode=replay needs no server)."
+        )
+
+
+class GameFileError(HarnessError):
+    """A shipped game file cannot be read or parsed."""
+
+
+class RunDirBusyError(HarnessError):
+    """Another live process is writing the run directory."""
+
+
+class RateLimitError(LLMError):
+    """One request needs more tokens than the model's whole tokens_per_minute budget, so it could never be sent."""
+
+    def __init__(self, *, model: str, tokens: int, tokens_per_minute: int) -> None:
+        self.model = model
+        self.tokens = tokens
+        self.tokens_per_minute = tokens_per_minute
+        super().__init__(
+            f"a request to model {model!r} needs about {tokens} tokens (prompt plus max_tokens), more than its whole "
+            f"tokens_per_minute={tokens_per_minute}, so it would wait forever; raise model.tokens_per_minute to "
+            "your API tier's limit or set it to null."
+        )

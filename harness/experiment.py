@@ -7,22 +7,37 @@ import subprocess
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
-from envs.alfworld import AlfworldGame, list_games, select_games
+from envs.alfworld import SPLIT_DIR, AlfworldGame, list_games, select_games
 from envs.humaneval import load_problems, select_problems
 from harness.config import AlfworldEnvConfig, Condition, HumanEvalEnvConfig, RunConfig
+from harness.cost import ConditionPrices, UsageTotals, condition_prices, condition_usage
+from harness.cost_table import usage_table
 from harness.domains import AlfworldDomain, Domain, HumanEvalDomain
-from harness.errors import GameNotFoundError, ResumeMismatchError
+from harness.errors import GameNotFoundError
 from harness.frozen import frozen_in_run
-from harness.llm import CachedLLM, CacheMode, CacheStore, ModelConfig, create_backend
+from harness.gated_memory import GatedMemory
+from harness.llm import (
+    Backend,
+    CachedLLM,
+    CacheMode,
+    CacheStore,
+    ModelConfig,
+    RateLimitedBackend,
+    create_backend,
+    limit_key,
+    shared_limiters,
+)
 from harness.loop import ConditionRun, LoopSettings, run_loop
+from harness.model_preflight import check_models
 from harness.progress import Progress
-from harness.records import Manifest, TrialLog, TrialRecord, read_manifest, write_manifest
-from harness.reflection import get_source
+from harness.records import Manifest, TrialLog, TrialRecord, write_manifest
+from harness.reflection import ReflectionSource, get_source
 from harness.report import write_report
+from harness.resume import check_resumable, read_previous_manifest
+from harness.run_lock import RunLock
 from harness.run_metrics import RunMetrics, run_metrics, write_metrics
 from harness.sandbox import SandboxLimits
 from harness.tables import conditions_table, rrr_grid
@@ -40,13 +55,17 @@ TRACKED_PACKAGES = (
     "pydantic",
     "tenacity",
 )
-# Settings that may change between a run and its resumption without changing any finished trial.
-RESUMABLE_KEYS = ("experiment.trials", "experiment.max_concurrency", "llm", "progress")
 
 
 def choose_games(env: AlfworldEnvConfig) -> list[AlfworldGame]:
     """The games of this run, from the env config's filters."""
-    games = list_games(Path(env.data_dir) if env.data_dir else None)
+    try:
+        games = list_games(Path(env.data_dir) if env.data_dir else None)
+    except FileNotFoundError:
+        raise GameNotFoundError(
+            f"env.data_dir={env.data_dir} holds no ALFWorld games (no {SPLIT_DIR} folder in it); "
+            "leave env.data_dir=null for the shipped games."
+        ) from None
     chosen = select_games(
         games, names=env.games or None, task_types=env.task_types or None, set_name=env.set, first_n=env.first_n
     )
@@ -91,48 +110,45 @@ def git_commit() -> str | None:
     return commit + ("-dirty" if dirty.strip() else "")
 
 
-def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    flat: dict[str, Any] = {}
-    for key, value in tree.items():
-        path = f"{prefix}{key}"
-        if isinstance(value, dict):
-            flat.update(_flatten(value, path + "."))
-        else:
-            flat[path] = value
-    return flat
-
-
-def check_resumable(previous: dict[str, Any], current: dict[str, Any]) -> None:
-    """Refuse to resume a run whose finished trials were made under another configuration."""
-    old, new = _flatten(previous), _flatten(current)
-    for key in sorted(set(old) | set(new)):
-        if any(key == k or key.startswith(k + ".") for k in RESUMABLE_KEYS):
-            continue
-        if old.get(key) != new.get(key):
-            raise ResumeMismatchError(
-                f"this run directory was started with {key}={old.get(key)!r}, not {new.get(key)!r}; "
-                "use a new hydra.run.dir or the original setting."
-            )
-
-
 class LLMPool:
-    """One backend per (role, model): conditions sharing a model share its instance and its warm prefix."""
+    """One backend per (role, model): conditions sharing a model share its instance and its warm prefix.
 
-    def __init__(self, store: CacheStore, mode: CacheMode) -> None:
+    Rate limits are per provider key and model, not per role: every backend of one API model shares one limiter,
+    set up front from all `models` of the run. The limiter sits under the cache, so hits never wait.
+    """
+
+    def __init__(self, store: CacheStore, mode: CacheMode, models: list[ModelConfig]) -> None:
         self.store, self.mode = store, mode
         self._llms: dict[tuple[str, str], CachedLLM] = {}
+        self._limiters = shared_limiters(models)
 
     def get(self, role: str, model: ModelConfig) -> CachedLLM:
         key = (role, model.model_dump_json())
         if key not in self._llms:
-            self._llms[key] = CachedLLM(create_backend(model), self.store, self.mode)
+            backend: Backend = create_backend(model)
+            limiter = self._limiters.get(limit_key(model))
+            if limiter is not None:
+                backend = RateLimitedBackend(backend, limiter)
+            self._llms[key] = CachedLLM(backend, self.store, self.mode)
         return self._llms[key]
 
 
-def condition_run(condition: Condition, pool: LLMPool) -> ConditionRun:
+GATE_DIR = "gate"
+
+
+def condition_gate(condition: Condition, source: ReflectionSource, run_dir: Path) -> GatedMemory | None:
+    """The gate store of a gated condition (`<run_dir>/gate/<condition>/`), or None for the others."""
+    if not source.needs_gate:
+        return None
+    policy = source.options.policy  # type: ignore[attr-defined]
+    return GatedMemory(run_dir / GATE_DIR / condition.name, policy, source.memory_window)
+
+
+def condition_run(condition: Condition, pool: LLMPool, run_dir: Path) -> ConditionRun:
     source = get_source(condition.source)(condition.memory_window, condition.options)
     actor_llm = pool.get("actor", condition.actor)
     return ConditionRun(
+        gate=condition_gate(condition, source, run_dir),
         name=condition.name,
         source=source,
         actor_llm=actor_llm,
@@ -150,6 +166,7 @@ class ConditionSummary(BaseModel):
     solved: int
     solved_by_trial: list[int] = Field(description="Tasks solved by the end of each trial, cumulative.")
     reflections: int
+    usage: UsageTotals = Field(description="LLM calls, cache hits, tokens, and their estimated cost at list price.")
 
 
 class RunSummary(BaseModel):
@@ -167,7 +184,9 @@ class RunSummary(BaseModel):
     wall_s: float
 
 
-def condition_summary(records: list[TrialRecord], condition: str, tasks: int, trials: int) -> ConditionSummary:
+def condition_summary(
+    records: list[TrialRecord], condition: str, tasks: int, trials: int, prices: ConditionPrices
+) -> ConditionSummary:
     mine = [r for r in records if r.condition == condition]
     solved_by_trial = [len({r.task_id for r in mine if r.success and r.trial <= t}) for t in range(trials)]
     return ConditionSummary(
@@ -176,14 +195,17 @@ def condition_summary(records: list[TrialRecord], condition: str, tasks: int, tr
         solved=solved_by_trial[-1] if solved_by_trial else 0,
         solved_by_trial=solved_by_trial,
         reflections=sum(r.reflection is not None for r in mine),
+        usage=condition_usage(mine, prices),
     )
 
 
-def summarize(records: list[TrialRecord], conditions: list[str], tasks: int, trials: int) -> RunSummary:
+def summarize(
+    records: list[TrialRecord], conditions: list[str], tasks: int, trials: int, prices: dict[str, ConditionPrices]
+) -> RunSummary:
     return RunSummary(
         trials=trials,
         records=len(records),
-        conditions=[condition_summary(records, c, tasks, trials) for c in conditions],
+        conditions=[condition_summary(records, c, tasks, trials, prices[c]) for c in conditions],
         llm_calls=sum(r.llm_calls for r in records),
         cache_hits=sum(r.cache_hits for r in records),
         prompt_tokens=sum(r.usage.prompt_tokens for r in records),
@@ -223,6 +245,12 @@ def summary_markdown(summary: RunSummary, metrics: RunMetrics, config: RunConfig
         "",
         rrr_grid(metrics.conditions),
         "",
+        "## Tokens and estimated cost",
+        "",
+        usage_table(
+            [(c.condition, c.usage) for c in summary.conditions], condition_prices(config.model_dump(mode="json")).values()
+        ),
+        "",
     ]
     return "\n".join(lines)
 
@@ -238,13 +266,21 @@ class Experiment:
         self.run_dir = run_dir
         self.domain = build_domain(config.env)
         self.resolved = config.model_dump(mode="json")
-        self.previous = read_manifest(run_dir)
+        self.previous = read_previous_manifest(run_dir)
         if self.previous is not None:
-            check_resumable(self.previous.config, self.resolved)
+            self.resolved = check_resumable(self.previous.config, self.resolved)
+        check_models(config)
         # One store per run: every model reads the same file, so it is loaded once.
-        pool = LLMPool(CacheStore(Path(config.llm.cache.path)), config.llm.cache.mode)
-        self.conditions = [condition_run(condition, pool) for condition in config.conditions]
-        self.trial_log = TrialLog(run_dir)
+        models = [model for c in config.conditions for model in (c.actor, c.reflector)]
+        pool = LLMPool(CacheStore(Path(config.llm.cache.path)), config.llm.cache.mode, models)
+        self.conditions = [condition_run(condition, pool, run_dir) for condition in config.conditions]
+        # The first write into the run directory: reading trials.jsonl may cut a torn line.
+        self.lock = RunLock.acquire(run_dir)
+        try:
+            self.trial_log = TrialLog(run_dir)
+        except BaseException:
+            self.lock.release()
+            raise
         self.settings = LoopSettings(
             trials=config.experiment.trials,
             max_concurrency=config.experiment.max_concurrency,
@@ -252,7 +288,14 @@ class Experiment:
         )
 
     def run(self) -> RunSummary:
-        """Play every pending trial, then write metrics and summary; the manifest records how it ended."""
+        """Play every pending trial, then write metrics and summary; the run directory is released after."""
+        try:
+            return self._run()
+        finally:
+            self.lock.release()
+
+    def _run(self) -> RunSummary:
+        """The run itself; the manifest records how it ended."""
         manifest = Manifest(
             config=self.resolved,
             package_versions=package_versions(),
@@ -267,19 +310,22 @@ class Experiment:
         progress = Progress(self.settings.trials, self.config.progress)
         try:
             run_loop(self.domain, self.conditions, self.trial_log, self.settings, progress)
+            # Metrics and summary come before "finished": a run killed while writing them must not claim to
+            # be done, or no one would resume it to complete them.
+            records = self.trial_log.records
+            names = [c.name for c in self.conditions]
+            tasks = self.domain.task_ids()
+            targets = {task: self.domain.target(task) for task in tasks}
+            metrics = run_metrics(records, names, targets, self.settings.trials, self.domain.mentions)
+            write_metrics(self.run_dir, metrics)
+            summary = summarize(records, names, len(tasks), self.settings.trials, condition_prices(self.resolved))
+            (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config))
         except BaseException:
             ended = {"status": "failed", "ended_at": datetime.now(timezone.utc)}
             write_manifest(self.run_dir, manifest.model_copy(update=ended))
             raise
         ended = {"status": "finished", "ended_at": datetime.now(timezone.utc)}
         write_manifest(self.run_dir, manifest.model_copy(update=ended))
-        records = self.trial_log.records
-        names = [c.name for c in self.conditions]
-        tasks = self.domain.task_ids()
-        targets = {task: self.domain.target(task) for task in tasks}
-        metrics = run_metrics(records, names, targets, self.settings.trials, self.domain.mentions)
-        write_metrics(self.run_dir, metrics)
-        summary = summarize(records, names, len(tasks), self.settings.trials)
-        (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config))
+        # The report shows the manifest's status, so it comes after; `python -m harness.report` redoes it.
         write_report([self.run_dir], self.run_dir)
         return summary

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 from harness.domains import Domain
+from harness.gated_memory import GatedMemory
 from harness.llm import CachedLLM, CallContext, Usage
 from harness.memory import memory_window
 from harness.metering import MeteredLLM
@@ -38,6 +39,16 @@ class ConditionRun:
     reflector_llm: CachedLLM
     actor_model: str
     reflector_model: str
+    gate: GatedMemory | None = None
+    """Gated conditions: the gate their reflections pass through and their actor's memory comes from."""
+
+    def memory(self, task_id: str, history: TaskHistory) -> list[str]:
+        """The reflections the actor and reflector read in this trial."""
+        if self.gate is not None:
+            return self.gate.window(task_id)
+        if not self.source.uses_memory:
+            return []
+        return memory_window(history.reflections, self.source.memory_window)
 
 
 class TaskHistory(BaseModel):
@@ -75,7 +86,7 @@ def play_trial(
     """Play one trial of one task under one condition and reflect on it if it failed."""
     started = time.perf_counter()
     source = condition.source
-    window = memory_window(history.reflections, source.memory_window) if source.uses_memory else []
+    window = condition.memory(task_id, history)
     context = CallContext(task_id=task_id, trial=trial, condition=condition.name, role="actor")
     actor = MeteredLLM(condition.actor_llm, context)
     reflector = MeteredLLM(condition.reflector_llm, context.model_copy(update={"role": "reflector"}))
@@ -104,6 +115,8 @@ def play_trial(
             ),
             reflector,
         )
+        if condition.gate is not None:
+            reflection = condition.gate.admit(task_id, trial, reflection)
     meters = (actor, reflector)
     return TrialRecord(
         task_id=task_id,
@@ -121,8 +134,11 @@ def play_trial(
         actor_model=condition.actor_model,
         reflector_model=condition.reflector_model,
         usage=sum((m.usage for m in meters), Usage()),
+        actor_usage=actor.usage,
+        reflector_usage=reflector.usage,
         llm_calls=sum(m.calls for m in meters),
         cache_hits=sum(m.cache_hits for m in meters),
+        retries=sum(m.retries for m in meters),
         llm_latency_s=round(sum(m.latency_s for m in meters), 6),
         timing=Timing(
             wall_s=time.perf_counter() - started,

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harness.code_attempt import CodeAttempt
 from harness.errors import RecordCorruptError
@@ -16,8 +16,9 @@ from harness.llm import Usage
 from harness.reflection_details import ReflectionDetails
 from harness.trajectory import Step
 
-# 2: reflection_details and attempt_details added.
-SCHEMA_VERSION = 2
+# 2: reflection_details and attempt_details added. 3: retries, the gate outcome among reflection_details, and
+# usage split by role.
+SCHEMA_VERSION = 3
 TRIALS_FILE = "trials.jsonl"
 MANIFEST_FILE = "manifest.json"
 
@@ -55,10 +56,29 @@ class TrialRecord(BaseModel):
     actor_model: str = Field(description="Identity of the actor model.")
     reflector_model: str = Field(description="Identity of the reflector model.")
     usage: Usage = Field(description="Prompt and completion tokens over all LLM calls of this trial.")
+    actor_usage: Usage | None = Field(
+        None, description="The actor's part of `usage`, priced at the actor model's rate (null before schema 3)."
+    )
+    reflector_usage: Usage | None = Field(
+        None, description="The reflector's part of `usage`, priced at the reflector model's rate (null before schema 3)."
+    )
     llm_calls: int = Field(ge=0, description="LLM calls made for this trial (actor and reflector).")
     cache_hits: int = Field(ge=0, description="Calls answered from the cache.")
+    retries: int = Field(
+        0, ge=0, description="Failed model attempts retried before this trial's answers (0 for cache hits)."
+    )
     llm_latency_s: float = Field(description="Sum of the recorded model latencies (the original call's for hits).")
     timing: Timing = Field(default_factory=Timing, description="Wall-clock figures for this run.")
+
+    @model_validator(mode="after")
+    def _roles_add_up(self) -> TrialRecord:
+        # Costs are priced per role; a split that disagrees with the total would price tokens that never existed.
+        split = (self.actor_usage, self.reflector_usage)
+        if self.schema_version >= 3 and None in split:
+            raise ValueError("a schema 3 record needs actor_usage and reflector_usage")
+        if None not in split and self.actor_usage + self.reflector_usage != self.usage:  # type: ignore[operator]
+            raise ValueError("usage must be the sum of actor_usage and reflector_usage")
+        return self
 
     @property
     def key(self) -> tuple[str, str, int]:

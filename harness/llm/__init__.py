@@ -1,8 +1,10 @@
-"""The only road to a model: a Backend (openai SDK or embedded llama.cpp) wrapped by the response cache."""
+"""The only road to a model: a Backend (openai SDK or embedded llama.cpp), optionally rate-limited, wrapped by the
+response cache."""
 
 from harness.llm._backend import Backend, create_backend
 from harness.llm._cache import CachedLLM, CacheStore, cache_key
-from harness.llm._config import CacheConfig, CacheMode, ModelConfig
+from harness.llm._config import CacheConfig, CacheMode, ModelConfig, Price
+from harness.llm._rate_limit import RateLimitedBackend, RateLimiter, estimate_tokens, limit_key, shared_limiters
 from harness.llm._types import CallContext, ChatMessage, LLMRequest, LLMResponse, Usage
 
 __all__ = [
@@ -16,7 +18,13 @@ __all__ = [
     "LLMRequest",
     "LLMResponse",
     "ModelConfig",
+    "Price",
+    "RateLimitedBackend",
+    "RateLimiter",
     "Usage",
     "cache_key",
     "create_backend",
+    "estimate_tokens",
+    "limit_key",
+    "shared_limiters",
 ]

@@ -10,6 +10,16 @@ from pydantic import BaseModel, ConfigDict, Field
 CacheMode = Literal["off", "record", "replay", "auto"]
 
 
+class Price(BaseModel):
+    """A model's list price, for cost estimates only: nothing is billed or limited by it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prompt_usd_per_million: float = Field(ge=0, description="USD per million prompt (input) tokens.")
+    completion_usd_per_million: float = Field(ge=0, description="USD per million completion (output) tokens.")
+    as_of: str = Field(description="When and where the price was read, e.g. '2026-11-30, openai.com/api/pricing'.")
+
+
 class ModelConfig(BaseModel):
     """One model: which backend serves it and how to reach or run it."""
 
@@ -30,6 +40,13 @@ class ModelConfig(BaseModel):
     timeout_s: float = Field(120.0, gt=0, description="openai: seconds before one HTTP attempt times out.")
     max_retries: int = Field(6, ge=0, description="openai: attempts after the first on 429, 5xx and network errors.")
     retry_max_wait_s: float = Field(60.0, ge=0, description="openai: longest sleep between attempts.")
+    requests_per_minute: int | None = Field(
+        None, ge=1, description="Requests sent in any 60 s, shared by all roles on this API and model; None = no limit."
+    )
+    tokens_per_minute: int | None = Field(
+        None, ge=1, description="Tokens (prompt + completion) in any 60 s, shared likewise; None = no limit."
+    )
+    price: Price | None = Field(None, description="List price for the cost estimate; None = free or unknown.")
 
     def threads(self) -> int:
         """The thread count llama.cpp gets."""

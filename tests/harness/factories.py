@@ -32,6 +32,8 @@ def make_record(
         actor_model="m",
         reflector_model="m",
         usage=Usage(prompt_tokens=1, completion_tokens=1),
+        actor_usage=Usage(prompt_tokens=1, completion_tokens=1),
+        reflector_usage=Usage(),
         llm_calls=1,
         cache_hits=0,
         llm_latency_s=0.0,

@@ -67,7 +67,7 @@ def test_a_trial_is_never_recorded_twice(tmp_path: Path) -> None:
 def test_records_carry_a_schema_version(tmp_path: Path) -> None:
     TrialLog(tmp_path).append(make_record())
     stored = json.loads((tmp_path / TRIALS_FILE).read_text())
-    assert stored["schema_version"] == 2
+    assert stored["schema_version"] == 3
     assert stored["trajectory"] == [{"action": "look", "observation": "Nothing happens."}]
 
 
@@ -77,6 +77,18 @@ def test_a_version_1_record_still_reads_and_a_future_version_is_refused(tmp_path
     (tmp_path / TRIALS_FILE).write_text(json.dumps({**stored, "schema_version": 1}) + "\n")
     [old] = TrialLog(tmp_path).records
     assert old.schema_version == 1 and old.reflection_details is None
+    (tmp_path / TRIALS_FILE).write_text(json.dumps({**stored, "schema_version": 4}) + "\n")
+    with pytest.raises(RecordCorruptError, match="line 1 is not a valid trial record"):
+        TrialLog(tmp_path)
+
+
+def test_a_version_2_record_without_the_role_split_still_reads_but_a_version_3_one_needs_it(tmp_path: Path) -> None:
+    stored = json.loads(make_record().model_dump_json())
+    for field in ("actor_usage", "reflector_usage", "retries"):
+        del stored[field]
+    (tmp_path / TRIALS_FILE).write_text(json.dumps({**stored, "schema_version": 2}) + "\n")
+    [old] = TrialLog(tmp_path).records
+    assert old.actor_usage is None and old.retries == 0
     (tmp_path / TRIALS_FILE).write_text(json.dumps({**stored, "schema_version": 3}) + "\n")
     with pytest.raises(RecordCorruptError, match="line 1 is not a valid trial record"):
         TrialLog(tmp_path)
