@@ -17,9 +17,9 @@ log = logging.getLogger(__name__)
 RESUMABLE_KEYS = ("experiment.trials", "experiment.max_concurrency", "llm", "progress", "resume")
 ALLOW_OVERRIDE = "+resume.allow_config_change=true"
 CHANGES = "changes"
+"""Under the manifest's config.resume: every allowed change, {setting, was, now}, oldest first."""
 # Model settings that pace or price calls but never change an answer; a run started before they existed lacks them.
 MODEL_KEYS_NOT_SHAPING = ("requests_per_minute", "tokens_per_minute", "price")
-"""Under the manifest's config.resume: every allowed change, {setting, was, now}, oldest first."""
 
 
 def read_previous_manifest(run_dir: Path) -> Manifest | None:
