@@ -37,6 +37,21 @@ def lessons_by_trial(items: Sequence[Proposal]) -> list[str]:
     return [" ".join(lessons) for _, lessons in sorted(groups.items())]
 
 
+def approve_by_policy(
+    store: GateStore, proposed: Sequence[Proposal], policy: Literal["auto", "owner"]
+) -> list[Proposal]:
+    """The proposed items that are live: under `auto` every undecided one is approved first, under `owner` none is.
+
+    Items resubmitted after a crash carry the same ids: earlier decisions stand, nothing is decided twice.
+    """
+    decided = {line.item.id: line.decision for line in store.decisions()}
+    if policy == "auto":
+        for item in proposed:
+            if item.id not in decided:
+                decided[item.id] = store.decide(item.id, "APPROVE", reviewer=AUTO_REVIEWER).decision
+    return [item for item in proposed if decided.get(item.id) == "APPROVE"]
+
+
 class GatedMemory:
     """The gate between a gated condition's reflections and its actor's memory."""
 
@@ -72,13 +87,7 @@ class GatedMemory:
             raise ValueError(f"{task_id} trial {trial}: a gated condition's source returned no proposals.")
         submission = self.store.submit(answer.candidates, answer.turns, scope=task_id, origin=trial_origin(trial))
         proposed = list({item.id: item for item in submission.proposed}.values())
-        # A resumed trial resubmits the same items (same ids): earlier decisions stand, nothing is decided twice.
-        decided = {line.item.id: line.decision for line in self.store.decisions()}
-        if self.policy == "auto":
-            for item in proposed:
-                if item.id not in decided:
-                    decided[item.id] = self.store.decide(item.id, "APPROVE", reviewer=AUTO_REVIEWER).decision
-        approved = [item for item in proposed if decided.get(item.id) == "APPROVE"]
+        approved = approve_by_policy(self.store, proposed, self.policy)
         outcome = GateOutcome(
             raw=answer.raw,
             policy=self.policy,

@@ -18,6 +18,7 @@ from harness.config import PlantedRefusalConfig
 from harness.errors import ConfigError
 from harness.evidence_turns import render_turns
 from harness.gate import Dropped, GateStore, Proposal, Turn
+from harness.gated_memory import approve_by_policy
 from harness.llm import CachedLLM, CacheStore, CallContext, ChatMessage, ModelConfig, create_backend
 from harness.metering import MeteredLLM
 from harness.prompts import read_prompt
@@ -98,12 +99,7 @@ def _reflect_both_ways(
     )
     store = GateStore.create(run_dir / GATE_DIR)
     submission = store.submit(parse_proposals(gated.text), conversation.turns, scope=SCOPE, origin=ORIGIN)
-    if scenario.policy == "auto":
-        decided = {line.item.id for line in store.decisions()}
-        for item in submission.proposed:
-            if item.id not in decided:
-                store.decide(item.id, "APPROVE", reviewer="policy:auto")
-                decided.add(item.id)
+    approve_by_policy(store, submission.proposed, scenario.policy)
     outcome = PlantedOutcome(
         model=model.name,
         ungated_reflection=ungated.text.strip(),
