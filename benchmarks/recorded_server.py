@@ -157,10 +157,10 @@ class RecordedServer:
 
     handler: ClassVar[type[RecordedHandler]] = RecordedHandler
 
-    def __init__(self, cache_path: Path, port: int = 0) -> None:
-        """port 0 takes a free one."""
-        self.cache_path = Path(cache_path)
-        self.answers = load_answers(self.cache_path)
+    def __init__(self, cache_path: Path | None, port: int = 0) -> None:
+        """port 0 takes a free one; no cache_path: no recorded answers (a subclass answers otherwise)."""
+        self.cache_path = Path(cache_path) if cache_path is not None else Path("no-cache")
+        self.answers = load_answers(self.cache_path) if cache_path is not None else {}
         self._http = _HTTPServer(port, self.handler, self)
         self.port = self._http.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"

@@ -73,23 +73,28 @@ def clean_observation(observation: str) -> str:
 
 
 def episode_log(start: str, steps: list[Step]) -> str:
-    """The task part of Reflexion's EnvironmentHistory: start info, then `> action` and observations."""
-    lines = [start]
-    for step in steps:
-        lines.append(f"> {step.action}")
-        lines.append(step.observation)
-    return "\n".join(lines)
+    """The task part of Reflexion's `str(EnvironmentHistory)`: start info, then `> action` and observations.
+
+    Reflexion's start info ends in a newline (`start` here does not); items after it are joined by newlines.
+    """
+    return start + "\n" + "\n".join(f"> {step.action}\n{step.observation}" for step in steps)
 
 
-def actor_prompt(prompt_type: str, memory: list[str], start: str, steps: list[Step]) -> str:
-    """Reflexion's actor prompt for the next action, ending in '>'."""
+def actor_prompt(
+    prompt_type: str, memory: list[str], start: str, steps: list[Step], newline_before_prompt: bool = False
+) -> str:
+    """Reflexion's actor prompt for the next action: `str(EnvironmentHistory) + ">"`.
+
+    The original puts no newline between the last observation and `>` (`...OK.>`); `newline_before_prompt`
+    is the harness's option to put one there, as the few-shot examples have it.
+    """
     query = alfworld_base_prompt(prompt_type)
     if memory:
         query += "\n\nYour memory for the task below:"
         for index, reflection in enumerate(memory):
             query += f"\nTrial {index}:\n{reflection.strip()}"
-    query += f"\n{TASK_MARKER}\n"
-    return query + episode_log(start, steps) + "\n>"
+    query += f"\n{TASK_MARKER}\n" + episode_log(start, steps)
+    return query + ("\n>" if newline_before_prompt and steps else ">")
 
 
 def next_action(prompt: str, llm: MeteredLLM, seed: int) -> str:
@@ -117,17 +122,20 @@ def play_episode(
     max_steps: int,
     seed: int,
     on_step: Callable[[int], None] = lambda step: None,
+    newline_before_prompt: bool = False,
 ) -> Episode:
     """Play one game to won, a repeated action ('exhausted'), or the step budget."""
     start = initial_observation(env.reset().observation)
     steps: list[Step] = []
     end_reason = "max_steps"
     success = False
-    last_action: str | None = None
+    # Reflexion's EnvironmentHistory starts with `_last_action = ''`: an empty first action is a repeat.
+    last_action = ""
     while len(steps) < max_steps:
         on_step(len(steps) + 1)
         try:
-            action = next_action(actor_prompt(prompt_type, memory, start, steps), llm, seed)
+            prompt = actor_prompt(prompt_type, memory, start, steps, newline_before_prompt)
+            action = next_action(prompt, llm, seed)
         except ContextOverflowError:
             end_reason = "context_overflow"
             break

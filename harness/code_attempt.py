@@ -9,7 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.code_actor import Implementation, InternalTests
+from harness.code_actor import InternalTests
+from harness.code_extraction import Implementation
 from harness.code_signals import CodeSignals
 
 

@@ -31,6 +31,10 @@ class AlfworldEnvConfig(_Strict):
     frozen_in: str | None = Field(None, description="A run directory: keep the games whose memory froze there.")
     frozen_condition: str = Field("self_diagnosis", description="The condition of `frozen_in` whose memory counts.")
     max_steps: int = Field(49, ge=1, description="Actions per episode (Reflexion: 49).")
+    newline_before_prompt: bool = Field(
+        False,
+        description="Harness option: a newline before the actor prompt's closing '>' (Reflexion puts none: '...OK.>').",
+    )
 
 
 class HumanEvalEnvConfig(_Strict):
@@ -39,8 +43,24 @@ class HumanEvalEnvConfig(_Strict):
     name: Literal["humaneval"]
     problems: list[str] = Field(default_factory=list, description="Problem ids ('HumanEval/0'); empty = all 164.")
     first_n: int | None = Field(None, ge=1, description="Keep the first N problems after the id filter.")
-    max_tests: int = Field(6, ge=1, description="Internal tests kept from the model's answer (Reflexion: 6).")
-    timeout_s: float = Field(10.0, gt=0, description="Wall-time limit of one sandbox run.")
+    max_tests: int = Field(1, ge=1, description="Internal tests kept, sampled with the run's seed (Reflexion: 1).")
+    test_filter: Literal["reflexion", "strict"] = Field(
+        "reflexion",
+        description="reflexion: every line with 'assert' that parses; strict (harness option): one assert calling "
+        "the entry point per line, repeats dropped.",
+    )
+    feedback: Literal["reflexion", "repr"] = Field(
+        "reflexion",
+        description="reflexion: str() of the value, an exception's message; repr (harness option): repr() and "
+        "'Type: message'.",
+    )
+    code_extraction: Literal["reflexion", "repair"] = Field(
+        "reflexion",
+        description="reflexion: the original's code-block parser; repair (harness option): the block defining the "
+        "entry point, body-only answers completed, indentation and the prompt's imports put back.",
+    )
+    test_timeout_s: float = Field(5.0, gt=0, description="Wall-time limit of one internal test's run (Reflexion: 5).")
+    check_timeout_s: float = Field(10.0, gt=0, description="Wall-time limit of the check() run (Reflexion: 10).")
 
 
 EnvConfig = Annotated[Union[AlfworldEnvConfig, HumanEvalEnvConfig], Field(discriminator="name")]
@@ -50,7 +70,9 @@ class ConditionConfig(_Strict):
     """One reflection condition as written in configs/strategy/<name>.yaml."""
 
     source: str = Field(description="The registered reflection source that writes this condition's memory.")
-    memory_window: int = Field(3, ge=0, description="Reflections the actor and reflector read (Reflexion: 3).")
+    memory_window: int | None = Field(
+        None, ge=0, description="Reflections the actor and reflector read; None = the domain's protocol window."
+    )
     options: dict[str, Any] = Field(default_factory=dict, description="Settings of the source, checked by it.")
     actor_model: str | None = Field(None, description="A configs/model option for the actor; None = the run's.")
     reflector_model: str | None = Field(None, description="A configs/model option for the reflector; None = the run's.")
@@ -148,6 +170,8 @@ def _model(name: str | None, fallback: dict[str, Any], n_threads: int | None) ->
 
 
 ENV_NAMES = ("alfworld", "humaneval")
+# Reflexion's memory windows: ALFWorld's actor reads the last 3 reflections, the programming loop only the last.
+PROTOCOL_MEMORY_WINDOW = {"alfworld": 3, "humaneval": 1}
 # Every top-level key validate_config reads; another (`+tirals=3`) would be silently ignored, so it is refused.
 TOP_LEVEL_KEYS = (
     "env",
@@ -193,7 +217,12 @@ def _first_error_sentence(error: ValidationError, model: type[BaseModel], prefix
 
 
 def resolve_condition(
-    name: str, raw: Any, run_actor: dict[str, Any], run_reflector: dict[str, Any], n_threads: int | None
+    name: str,
+    raw: Any,
+    run_actor: dict[str, Any],
+    run_reflector: dict[str, Any],
+    n_threads: int | None,
+    default_window: int = PROTOCOL_MEMORY_WINDOW["alfworld"],
 ) -> Condition:
     """One configs/strategy entry checked against the source registry and turned into a Condition."""
     from harness.reflection import available_sources, get_source
@@ -224,7 +253,7 @@ def resolve_condition(
     return Condition(
         name=name,
         source=entry.source,
-        memory_window=entry.memory_window,
+        memory_window=default_window if entry.memory_window is None else entry.memory_window,
         options=entry.options,
         actor=actor,
         reflector=reflector,
@@ -248,7 +277,11 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
     try:
         actor = _model(raw.get("actor_model"), raw["model"], n_threads)
         reflector = _model(raw.get("reflector_model"), raw["model"], n_threads)
-        conditions = [resolve_condition(name, entry, actor, reflector, n_threads) for name, entry in strategies.items()]
+        env_name = (raw.get("env") or {}).get("name") if isinstance(raw.get("env"), dict) else None
+        window = PROTOCOL_MEMORY_WINDOW.get(env_name, PROTOCOL_MEMORY_WINDOW["alfworld"])
+        conditions = [
+            resolve_condition(name, entry, actor, reflector, n_threads, window) for name, entry in strategies.items()
+        ]
         candidate = {
             "env": raw.get("env"),
             "conditions": conditions,

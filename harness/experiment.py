@@ -15,7 +15,7 @@ from envs.humaneval import load_problems, select_problems
 from harness.config import AlfworldEnvConfig, Condition, HumanEvalEnvConfig, RunConfig
 from harness.cost import ConditionPrices, UsageTotals, condition_prices, condition_usage
 from harness.cost_table import usage_table
-from harness.domains import AlfworldDomain, Domain, HumanEvalDomain
+from harness.domains import AlfworldDomain, CodeProtocol, Domain, HumanEvalDomain
 from harness.errors import GameNotFoundError
 from harness.frozen import frozen_in_run
 from harness.gated_memory import GatedMemory
@@ -80,12 +80,21 @@ def choose_games(env: AlfworldEnvConfig) -> list[AlfworldGame]:
     return chosen
 
 
-def build_domain(env: AlfworldEnvConfig | HumanEvalEnvConfig) -> Domain:
-    """The run's tasks and how they are played, from the env config."""
+def build_domain(env: AlfworldEnvConfig | HumanEvalEnvConfig, trials: int) -> Domain:
+    """The run's tasks and how they are played, from the env config and the trial budget."""
     if isinstance(env, AlfworldEnvConfig):
-        return AlfworldDomain(choose_games(env), env.max_steps)
+        return AlfworldDomain(choose_games(env), env.max_steps, env.newline_before_prompt)
     problems = select_problems(load_problems(), ids=env.problems or None, first_n=env.first_n)
-    return HumanEvalDomain(problems, env.max_tests, SandboxLimits(timeout_s=env.timeout_s))
+    protocol = CodeProtocol(
+        trials=trials,
+        max_tests=env.max_tests,
+        test_filter=env.test_filter,
+        feedback=env.feedback,
+        code_extraction=env.code_extraction,
+        test_limits=SandboxLimits(timeout_s=env.test_timeout_s),
+        check_limits=SandboxLimits(timeout_s=env.check_timeout_s),
+    )
+    return HumanEvalDomain(problems, protocol)
 
 
 def package_versions() -> dict[str, str]:
@@ -155,6 +164,7 @@ def condition_run(condition: Condition, pool: LLMPool, run_dir: Path) -> Conditi
         reflector_llm=pool.get("reflector", condition.reflector) if source.uses_memory else actor_llm,
         actor_model=condition.actor.name,
         reflector_model=condition.reflector.name if source.uses_memory else "none",
+        reflector_stop=tuple(condition.reflector.reflector_stop),
     )
 
 
@@ -264,7 +274,7 @@ class Experiment:
     def __init__(self, config: RunConfig, run_dir: Path) -> None:
         self.config = config
         self.run_dir = run_dir
-        self.domain = build_domain(config.env)
+        self.domain = build_domain(config.env, config.experiment.trials)
         self.resolved = config.model_dump(mode="json")
         self.previous = read_previous_manifest(run_dir)
         if self.previous is not None:

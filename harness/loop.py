@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -39,6 +40,8 @@ class ConditionRun:
     reflector_llm: CachedLLM
     actor_model: str
     reflector_model: str
+    reflector_stop: tuple[str, ...] = ()
+    """Stop strings added to the reflector's completion requests (its model's `reflector_stop`)."""
     gate: GatedMemory | None = None
     """Gated conditions: the gate their reflections pass through and their actor's memory comes from."""
 
@@ -57,6 +60,19 @@ class TaskHistory(BaseModel):
     records: list[TrialRecord]
     reflections: list[str]
     finished: bool
+
+
+def trial_seed(run_seed: int, trial: int) -> int:
+    """The sampling seed of one trial's requests: the run's seed in trial 0, its own one in every later trial.
+
+    Reflexion asked the model afresh in every trial. The seed is part of each request and of its cache key, so
+    under `llm.cache.mode=auto` trial t is a new sample, never a replay of trial 0's answer to the same prompt.
+    Trial 0's requests are the same in every condition and stay shared: common random numbers.
+    """
+    if trial == 0:
+        return run_seed
+    digest = hashlib.sha256(f"{run_seed}/{trial}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") >> 1  # 31 bits: a seed every backend accepts
 
 
 def task_history(
@@ -87,19 +103,23 @@ def play_trial(
     started = time.perf_counter()
     source = condition.source
     window = condition.memory(task_id, history)
+    seed = trial_seed(settings.seed, trial)
     context = CallContext(task_id=task_id, trial=trial, condition=condition.name, role="actor")
     actor = MeteredLLM(condition.actor_llm, context)
-    reflector = MeteredLLM(condition.reflector_llm, context.model_copy(update={"role": "reflector"}))
+    reflector = MeteredLLM(
+        condition.reflector_llm, context.model_copy(update={"role": "reflector"}), condition.reflector_stop
+    )
     attempt = domain.play(
         task_id,
         window,
         history.records,
         actor,
-        settings.seed,
+        seed,
         on_step=lambda step: progress.step(f"{condition.name} {task_id}", trial, step),
     )
     reflection = Reflection(text=None)
-    if not domain.finished(attempt.success, attempt.end_reason):
+    last_trial = trial == settings.trials - 1
+    if not domain.finished(attempt.success, attempt.end_reason) and (domain.reflects_after_last_trial or not last_trial):
         reflection = source.reflect(
             ReflectionInput(
                 domain=domain.name,
@@ -111,7 +131,7 @@ def play_trial(
                 max_steps=domain.max_steps,
                 evidence=attempt.details.signals if attempt.details else None,
                 memory=window,
-                seed=settings.seed,
+                seed=seed,
             ),
             reflector,
         )

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from harness.llm import CachedLLM, CallContext, LLMRequest, LLMResponse, Usage
 
 
 class MeteredLLM:
-    """A cached model bound to one caller (task, trial, condition, role), counting what it spends."""
+    """A cached model bound to one caller (task, trial, condition, role), counting what it spends.
 
-    def __init__(self, llm: CachedLLM, context: CallContext) -> None:
+    `extra_stop` strings are added to every completion request (the reflector model's `reflector_stop`).
+    """
+
+    def __init__(self, llm: CachedLLM, context: CallContext, extra_stop: Sequence[str] = ()) -> None:
         self._llm = llm
         self.context = context
+        self.extra_stop = list(extra_stop)
         self.usage = Usage()
         self.calls = 0
         self.cache_hits = 0
@@ -21,6 +26,9 @@ class MeteredLLM:
         self.wait_s = 0.0
 
     def generate(self, request: LLMRequest) -> LLMResponse:
+        if self.extra_stop and request.kind == "completion":
+            added = [stop for stop in self.extra_stop if stop not in request.stop]
+            request = request.model_copy(update={"stop": [*request.stop, *added]})
         started = time.perf_counter()
         response = self._llm.generate(request, self.context)
         self.wait_s += time.perf_counter() - started

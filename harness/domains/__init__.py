@@ -2,6 +2,6 @@
 
 from harness.domains._base import Attempt, Domain
 from harness.domains.alfworld import AlfworldDomain
-from harness.domains.humaneval import HumanEvalDomain
+from harness.domains.humaneval import CodeProtocol, HumanEvalDomain
 
-__all__ = ["AlfworldDomain", "Attempt", "Domain", "HumanEvalDomain"]
+__all__ = ["AlfworldDomain", "Attempt", "CodeProtocol", "Domain", "HumanEvalDomain"]

@@ -34,6 +34,9 @@ class Domain(ABC):
     name: str
     max_steps: int
     """Actions one trial may take (ALFWorld's step budget; one implementation per HumanEval trial)."""
+    reflects_after_last_trial: bool = True
+    """Whether a failed last trial is reflected on (ALFWorld's update_memory does; HumanEval's loop reflects only
+    before a new implementation)."""
 
     @abstractmethod
     def task_ids(self) -> list[str]:

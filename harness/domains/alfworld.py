@@ -19,9 +19,10 @@ class AlfworldDomain(Domain):
 
     name = "alfworld"
 
-    def __init__(self, games: Sequence[AlfworldGame], max_steps: int) -> None:
+    def __init__(self, games: Sequence[AlfworldGame], max_steps: int, newline_before_prompt: bool = False) -> None:
         self.games = {game.game_id: game for game in games}
         self.max_steps = max_steps
+        self.newline_before_prompt = newline_before_prompt
 
     def task_ids(self) -> list[str]:
         return list(self.games)
@@ -38,7 +39,16 @@ class AlfworldDomain(Domain):
         game = self.games[task_id]
         # The actor owns the step budget; the engine must not end episodes on its own count.
         with AlfworldEpisode(game, max_episode_steps=None) as env:
-            episode = play_episode(env, game.prompt_type, window, actor, self.max_steps, seed, on_step=on_step)
+            episode = play_episode(
+                env,
+                game.prompt_type,
+                window,
+                actor,
+                self.max_steps,
+                seed,
+                on_step=on_step,
+                newline_before_prompt=self.newline_before_prompt,
+            )
             env_seconds = env.env_seconds
         return Attempt(
             task_text=episode.task_text,

@@ -1,10 +1,12 @@
-"""HumanEval as a domain: Reflexion's programming loop, every execution in the sandbox.
+"""HumanEval as a domain: Reflexion's programming loop (`run_reflexion`), every execution in the sandbox.
 
 Trial 0 writes the internal tests (kept for the whole task) and a first implementation; a later trial
 writes an improved implementation from the previous code, its test feedback and the reflections in the
-window (with no reflection, as under no_memory, it starts again from the prompt). Once the internal
-tests pass, the real check() decides success and the task ends, as in Reflexion: its loop stops as soon
-as its own tests pass. Signals shown to reflectors come from the internal tests only, never from check().
+window (with no reflection, as under no_memory, it starts again from the prompt). As in Reflexion, the
+real check() decides success once the internal tests pass, and also on the last trial's implementation
+whatever its tests said; the task ends there. Reflexion reflects only before a new implementation, so the
+last trial writes no reflection. Signals shown to reflectors come from the internal tests only, never
+from check().
 """
 
 from __future__ import annotations
@@ -13,37 +15,44 @@ import hashlib
 import time
 from collections.abc import Callable, Sequence
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from envs.humaneval import HumanEvalProblem, data_bytes
-from harness.code_actor import (
-    InternalTests,
-    feedback_text,
-    first_implementation,
-    improved_implementation,
-    internal_tests,
-)
+from harness.code_actor import InternalTests, TestFilter, first_implementation, improved_implementation, internal_tests
 from harness.code_attempt import CodeAttempt
+from harness.code_extraction import CodeExtraction
+from harness.code_feedback import (
+    TYPING_PREAMBLE,
+    FeedbackStyle,
+    feedback_text,
+    internal_signals,
+    run_internal_tests,
+)
 from harness.code_mention import failed_test_mention
-from harness.code_signals import CodeSignals, extract_code_signals
 from harness.domains._base import Attempt, Domain
 from harness.domains._hashing import prompts_hash
 from harness.metering import MeteredLLM
 from harness.metrics import MentionCounts
-from harness.prompts import read_prompt
 from harness.records import TrialRecord
-from harness.sandbox import AssertTests, CheckScript, SandboxLimits, run_tests
+from harness.sandbox import CheckScript, SandboxLimits, run_tests
 from harness.trajectory import Step
 
 INTERNAL_PASSED = "internal_tests_passed"
 INTERNAL_FAILED = "internal_tests_failed"
-NO_SIGNALS = CodeSignals(
-    failed_asserts=[],
-    exceptions=[],
-    timeout=False,
-    resource_limit=None,
-    killed_by=None,
-    exited_early=False,
-    unfinished=None,
-)
+
+
+class CodeProtocol(BaseModel):
+    """How HumanEval trials are played: Reflexion's protocol by default, each harness option named."""
+
+    model_config = ConfigDict(frozen=True)
+
+    trials: int = Field(ge=1, description="Reflexion's max_iters: the last trial's code always goes to check().")
+    max_tests: int = Field(ge=1, description="Internal tests kept (Reflexion: 1).")
+    test_filter: TestFilter = "reflexion"
+    feedback: FeedbackStyle = "reflexion"
+    code_extraction: CodeExtraction = "reflexion"
+    test_limits: SandboxLimits = Field(description="Limits of one internal test's run (Reflexion: 5 s).")
+    check_limits: SandboxLimits = Field(description="Limits of the check() run (Reflexion: 10 s).")
 
 
 class HumanEvalDomain(Domain):
@@ -51,11 +60,11 @@ class HumanEvalDomain(Domain):
 
     name = "humaneval"
     max_steps = 1
+    reflects_after_last_trial = False
 
-    def __init__(self, problems: Sequence[HumanEvalProblem], max_tests: int, limits: SandboxLimits) -> None:
+    def __init__(self, problems: Sequence[HumanEvalProblem], protocol: CodeProtocol) -> None:
         self.problems = {problem.task_id: problem for problem in problems}
-        self.max_tests = max_tests
-        self.limits = limits
+        self.protocol = protocol
 
     def task_ids(self) -> list[str]:
         return list(self.problems)
@@ -67,7 +76,8 @@ class HumanEvalDomain(Domain):
         first = earlier[0].attempt_details if earlier else None
         if first is not None and first.internal_tests is not None:
             return None, first.internal_tests.kept
-        written: InternalTests = internal_tests(problem, actor, seed, self.max_tests)
+        protocol = self.protocol
+        written = internal_tests(problem, actor, seed, protocol.max_tests, protocol.test_filter)
         return written, written.kept
 
     def play(
@@ -79,46 +89,39 @@ class HumanEvalDomain(Domain):
         seed: int,
         on_step: Callable[[int], None],
     ) -> Attempt:
-        problem = self.problems[task_id]
+        problem, protocol = self.problems[task_id], self.protocol
         on_step(1)
         written, kept = self._tests(problem, earlier, actor, seed)
         previous = earlier[-1].attempt_details if earlier else None
         if window and previous is not None:
+            previous_feedback = earlier[-1].trajectory[-1].observation
             implementation = improved_implementation(
-                problem, previous.implementation.code, earlier[-1].trajectory[-1].observation, window, actor, seed
+                problem, previous.implementation.code, previous_feedback, window, actor, seed, protocol.code_extraction
             )
         else:
-            implementation = first_implementation(problem, actor, seed)
+            implementation = first_implementation(problem, actor, seed, protocol.code_extraction)
         started = time.perf_counter()
-        if kept:
-            suite = AssertTests(asserts=kept)
-            verdict = run_tests(implementation.code, suite, self.limits)
-            feedback = feedback_text(verdict, suite)
-            signals = extract_code_signals(verdict, suite, problem.entry_point)
-            internal_status, internal_passed = verdict.status, verdict.passed
-        else:
-            # Reflexion treats a task without usable tests as passing them and goes straight to check().
-            feedback = feedback_text_without_tests()
-            signals, internal_status, internal_passed = NO_SIGNALS, "no_tests", True
+        run = run_internal_tests(implementation.code, kept, protocol.test_limits)
         check_status, success = None, False
-        if internal_passed:
+        if run.passed or len(earlier) >= protocol.trials - 1:
             hidden = CheckScript(script=problem.test, entry_point=problem.entry_point)
-            check = run_tests(implementation.code, hidden, self.limits)
+            check = run_tests(implementation.code, hidden, protocol.check_limits, preamble=TYPING_PREAMBLE)
             check_status, success = check.status, check.passed
+        feedback = feedback_text(run, protocol.feedback)
         return Attempt(
             task_text=problem.prompt,
             trajectory=[Step(action=implementation.code, observation=feedback)],
             success=success,
-            end_reason=INTERNAL_PASSED if internal_passed else INTERNAL_FAILED,
+            end_reason=INTERNAL_PASSED if run.passed else INTERNAL_FAILED,
             scenario=feedback,
             env_s=time.perf_counter() - started,
             details=CodeAttempt(
                 internal_tests=written,
                 tests_run=kept,
                 implementation=implementation,
-                internal_status=internal_status,
+                internal_status=run.status,
                 check_status=check_status,
-                signals=signals,
+                signals=internal_signals(run, problem.entry_point),
             ),
         )
 
@@ -138,8 +141,3 @@ class HumanEvalDomain(Domain):
 
     def data_hashes(self) -> dict[str, str]:
         return {"problems": hashlib.sha256(data_bytes()).hexdigest(), "prompts": prompts_hash("humaneval")}
-
-
-def feedback_text_without_tests() -> str:
-    """The feedback block of a run with no internal test at all."""
-    return read_prompt("humaneval/test_feedback.txt").format(passed="", failed="")

@@ -47,6 +47,11 @@ class ModelConfig(BaseModel):
         None, ge=1, description="Tokens (prompt + completion) in any 60 s, shared likewise; None = no limit."
     )
     price: Price | None = Field(None, description="List price for the cost estimate; None = free or unknown.")
+    reflector_stop: list[str] = Field(
+        default_factory=list,
+        description="Stop strings added to the completion requests this model sends as reflector. Reflexion's "
+        "reflector had none (keep [] for API models); the embedded models run on into an imagined new episode.",
+    )
 
     def threads(self) -> int:
         """The thread count llama.cpp gets."""

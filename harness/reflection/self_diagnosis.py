@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.code_actor import chat_request, reflection_messages
+from harness.code_actor import REFLEXION_CHAT_TEMPERATURE, chat_request, reflection_messages
 from harness.llm import LLMRequest
 from harness.metering import MeteredLLM
 from harness.prompts import read_prompt
@@ -10,7 +10,7 @@ from harness.reflection._base import Reflection, ReflectionInput, ReflectionSour
 
 # Reflexion called its ALFWorld reflector with temperature 0 and 256 tokens, no stop sequence.
 REFLECTION_MAX_TOKENS = 256
-# Its programming reflector used the chat model's default budget; a reflection ends its turn long before.
+# Its programming reflector asked for 1024 tokens; a reflection ends its turn long before.
 CODE_REFLECTION_MAX_TOKENS = 1024
 
 
@@ -40,8 +40,10 @@ def reflection_request(prompt: str, seed: int) -> LLMRequest:
 
 
 def code_reflection_request(implementation: str, feedback: str, seed: int) -> LLMRequest:
-    """Reflexion's programming self-reflection call (chat)."""
-    return chat_request(reflection_messages(implementation, feedback), CODE_REFLECTION_MAX_TOKENS, seed)
+    """Reflexion's programming self-reflection call (chat, at its generate_chat default temperature)."""
+    return chat_request(
+        reflection_messages(implementation, feedback), CODE_REFLECTION_MAX_TOKENS, seed, REFLEXION_CHAT_TEMPERATURE
+    )
 
 
 @register_source("self_diagnosis")

@@ -105,11 +105,19 @@ def _workdir() -> Iterator[str]:
 
 
 def _payload(
-    code: str, tests: TestSuite, limits: SandboxLimits, workdir: str, uid: int | None, report_fd: int, nonce: str
+    code: str,
+    preamble: str,
+    tests: TestSuite,
+    limits: SandboxLimits,
+    workdir: str,
+    uid: int | None,
+    report_fd: int,
+    nonce: str,
 ) -> bytes:
     return json.dumps(
         {
             "code": code,
+            "preamble": preamble,
             "tests": tests.model_dump(),
             "workdir": workdir,
             "uid": uid,
@@ -127,8 +135,11 @@ def _payload(
     ).encode()
 
 
-def run_tests(code: str, tests: TestSuite, limits: SandboxLimits | None = None) -> Verdict:
+def run_tests(code: str, tests: TestSuite, limits: SandboxLimits | None = None, preamble: str = "") -> Verdict:
     """Run `code` as module `solution`, then `tests` against it, in a fresh sandboxed process.
+
+    `preamble` (e.g. Reflexion's `from typing import *`) runs in the module first, compiled on its own so the
+    code's line numbers stay its own.
 
     The code's failures, crashes, hangs and exits are verdicts; SandboxError means the sandbox itself
     could not isolate, run or clean up.
@@ -136,10 +147,12 @@ def run_tests(code: str, tests: TestSuite, limits: SandboxLimits | None = None) 
     limits = limits or SandboxLimits()
     uids = sandbox_uid() if os.geteuid() == 0 else nullcontext(None)
     with uids as uid, _workdir() as workdir:
-        return _run(code, tests, limits, uid, workdir)
+        return _run(code, preamble, tests, limits, uid, workdir)
 
 
-def _run(code: str, tests: TestSuite, limits: SandboxLimits, uid: int | None, workdir: str) -> Verdict:
+def _run(
+    code: str, preamble: str, tests: TestSuite, limits: SandboxLimits, uid: int | None, workdir: str
+) -> Verdict:
     """Start the runner, read its pipes until it exits or times out, kill what is left, judge."""
     nonce = secrets.token_hex(16)
     streams = {
@@ -149,7 +162,7 @@ def _run(code: str, tests: TestSuite, limits: SandboxLimits, uid: int | None, wo
     }
     report_read, report_write = os.pipe()
     with tempfile.TemporaryFile() as payload:  # unnamed; the runner reads it before the code starts
-        payload.write(_payload(code, tests, limits, workdir, uid, report_write, nonce))
+        payload.write(_payload(code, preamble, tests, limits, workdir, uid, report_write, nonce))
         payload.flush()
         payload.seek(0)
         started = time.monotonic()

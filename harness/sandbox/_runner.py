@@ -22,6 +22,7 @@ import types
 
 IMPLEMENTATION_FILE = "<implementation>"
 TESTS_FILE = "<tests>"
+PREAMBLE_FILE = "<preamble>"
 # Failing asserts are rewritten to bind their operands to these names, so the values that made the
 # assert fail are reported as computed, without calling the code a second time.
 ACTUAL_NAME = "_sandbox_actual_"
@@ -255,6 +256,13 @@ def _short_repr(value: object) -> str:
         return f"<unrepresentable {type(value).__name__}: {type(error).__name__}>"
 
 
+def _short_str(value: object) -> str:
+    try:
+        return _cut(str(value), MAX_REPR)
+    except Exception as error:  # a __str__ of the code's own may raise anything
+        return f"<unprintable {type(value).__name__}: {type(error).__name__}>"
+
+
 def _frames(error: BaseException) -> list[tuple[types.FrameType, int]]:
     frames, tb = [], error.__traceback__
     while tb is not None:
@@ -360,6 +368,7 @@ def _failed_assert(error: AssertionError, source: str, asserts: list[ast.Assert]
         "line": line,
         "source": _cut(" ".join((text or "").split()), MAX_TEXT),
         "actual": _short_repr(names[ACTUAL_NAME]) if ACTUAL_NAME in names else None,
+        "actual_str": _short_str(names[ACTUAL_NAME]) if ACTUAL_NAME in names else None,
         "expected": _short_repr(names[EXPECTED_NAME]) if compared and EXPECTED_NAME in names else None,
     }
 
@@ -376,7 +385,14 @@ def _run_assert(statement: str, namespace: dict, code_lines: list[str]) -> dict:
     except AssertionError as error:
         failure = _failed_assert(error, statement, asserts)
         if failure is not None:
-            return _result(statement, None, "failed", actual=failure["actual"], expected=failure["expected"])
+            return _result(
+                statement,
+                None,
+                "failed",
+                actual=failure["actual"],
+                actual_str=failure["actual_str"],
+                expected=failure["expected"],
+            )
         return _result(statement, None, "error", error=_describe(error, code_lines, None))
     except BaseException as error:
         return _result(statement, None, "error", error=_describe(error, code_lines, None))
@@ -419,6 +435,8 @@ def _run(payload: dict, channel: _Channel) -> None:
     module = types.ModuleType("solution")
     sys.modules["solution"] = module
     try:
+        if payload.get("preamble"):
+            exec(compile(payload["preamble"], PREAMBLE_FILE, "exec", dont_inherit=True), module.__dict__)
         exec(compile(code, IMPLEMENTATION_FILE, "exec", dont_inherit=True), module.__dict__)
     except BaseException as error:
         channel.send("loaded", error=_describe(error, code_lines, None))

@@ -65,6 +65,9 @@ class TestResult(BaseModel):
     actual: str | None = Field(
         None, description="repr (truncated) of the failing comparison's left side, or of the asserted expression."
     )
+    actual_str: str | None = Field(
+        None, description="str() (truncated) of the same value: what Reflexion's feedback printed after '# output:'."
+    )
     expected: str | None = Field(None, description="repr (truncated) of the failing comparison's right side.")
     error: RaisedException | None = Field(None, description="The exception, when outcome is error.")
 

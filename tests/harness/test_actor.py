@@ -33,8 +33,15 @@ def test_actor_prompt_follows_reflexion_layout() -> None:
     rest = prompt[len(base) :]
     assert rest == (
         "\n\nYour memory for the task below:\nTrial 0:\nplan A\nTrial 1:\nplan B"
-        "\nHere is the task:\nSTART\n> go to desk 1\nOn the desk 1, you see a mug 1.\n>"
+        "\nHere is the task:\nSTART\n> go to desk 1\nOn the desk 1, you see a mug 1.>"
     )
+
+
+def test_the_newline_before_the_prompt_is_a_named_option() -> None:
+    steps = [Step(action="think: look around", observation="OK.")]
+    assert actor_prompt("put", [], "START", steps).endswith("START\n> think: look around\nOK.>")
+    assert actor_prompt("put", [], "START", steps, newline_before_prompt=True).endswith("OK.\n>")
+    assert actor_prompt("put", [], "START", [], newline_before_prompt=True).endswith("START\n>")
 
 
 def test_actor_prompt_without_memory_has_no_memory_block() -> None:

@@ -66,7 +66,7 @@ def test_following_the_planner_wins_and_thoughts_get_ok(game, tmp_path: Path) ->
     assert "You arrive at loc" not in "\n".join(s.observation for s in episode.steps)
     # The memory window is in every actor prompt, and each prompt ends with the history so far.
     assert all("Your memory for the task below:\nTrial 0:\nremember the desk" in p for p in backend.prompts)
-    assert backend.prompts[-1].endswith(f"> {commands[-2]}\n{episode.steps[-2].observation}\n>")
+    assert backend.prompts[-1].endswith(f"> {commands[-2]}\n{episode.steps[-2].observation}>")
 
 
 def test_a_repeated_action_exhausts_the_episode(game, tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
-"""Reflexion's programming actor: the published message layouts, test parsing, code extraction, and feedback
-through the real sandbox. The model is a stand-in that answers from a script (no LLM is run)."""
+"""Reflexion's programming actor: the message layouts of 218cf0e and test parsing. The model is a stand-in that
+answers from a script (no LLM is run)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ from envs.humaneval import HumanEvalProblem, load_problems
 from harness.code_actor import (
     IMPLEMENTATION_MAX_TOKENS,
     TEST_GENERATION_MAX_TOKENS,
-    extract_implementation,
-    feedback_text,
     first_implementation,
     improved_implementation,
     internal_tests,
@@ -23,7 +21,6 @@ from harness.code_actor import (
 from harness.llm import CachedLLM, CacheStore, CallContext, ChatMessage, LLMRequest, LLMResponse, Usage
 from harness.metering import MeteredLLM
 from harness.prompts import PROMPTS_DIR
-from harness.sandbox import AssertTests, CheckScript, SandboxLimits, run_tests
 
 PROBLEMS = {problem.task_id: problem for problem in load_problems()}
 HAS_CLOSE = PROBLEMS["HumanEval/0"]
@@ -48,13 +45,17 @@ SELF_REFLECTION_SYSTEM = (
     "tests. You will need this as a hint when you try again later. Only provide the few sentence description in "
     "your answer, not the implementation."
 )
-# SHA-256 of the files decoded from py_generate.py at 9c8dc661 (see prompts/humaneval/README.md).
+# SHA-256 of the files decoded from py_generate.py (see prompts/humaneval/README.md).
 VERBATIM_SHA256 = {
     "reflexion_few_shot.txt": "c5a6de2bf96f6446e87cd975b44c5b6459cbac3de3d13d2aeee1d22f1f334f9a",
     "self_reflection_few_shot.txt": "f93e6e4e482d97a7edc410311b55f0f2b9b143b09c8a2ac25f30ab05dcab1024",
-    "test_generation_few_shot_user.txt": "712a2bc90f4323e5804f6612c0116dd596a96b826a8fbe85c11c3fc54a285c24",
-    "test_generation_few_shot_assistant.txt": "afe53c29cc832ab04923f9d2378f518c92773818851c3cc935451991040d1f04",
 }
+TEST_FEW_SHOT = (
+    'Examples:\nfunc signature:\ndef add3Numbers(x, y, z):\n    """ Add three numbers together.\n    This function '
+    'takes three numbers as input and returns the sum of the three numbers.\n    """\nunit tests:\n'
+    "assert add3Numbers(1, 2, 3) == 6\nassert add3Numbers(-1, 2, 3) == 4\nassert add3Numbers(1, -2, 3) == 2\n"
+    "assert add3Numbers(1, 2, -3) == 0\nassert add3Numbers(-3, -2, -1) == -6\nassert add3Numbers(0, 0, 0) == 0\n"
+)
 
 
 class ScriptedStandIn:
@@ -93,30 +94,23 @@ def test_few_shot_files_are_the_published_bytes(name: str) -> None:
     assert hashlib.sha256((PROMPTS_DIR / "humaneval" / name).read_bytes()).hexdigest() == VERBATIM_SHA256[name]
 
 
-def test_internal_tests_request_is_system_few_shot_exchange_then_the_prompt(tmp_path: Path) -> None:
+def test_internal_tests_request_is_the_instruction_then_one_message_with_the_example_and_the_prompt(
+    tmp_path: Path,
+) -> None:
     backend = ScriptedStandIn("assert has_close_elements([1.0], 0.5) == False")
     internal_tests(HAS_CLOSE, metered(backend, tmp_path), seed=7)
     (request,) = backend.requests
     assert (request.kind, request.temperature, request.max_tokens, request.seed) == (
         "chat",
-        0.0,
+        0.2,
         TEST_GENERATION_MAX_TOKENS,
         7,
     )
     assert request.messages == [
         ChatMessage(role="system", content=TEST_SYSTEM),
         ChatMessage(
-            role="user",
-            content='def add3Numbers(x, y, z):\n    """ Add three numbers together.\n    This function takes three '
-            'numbers as input and returns the sum of the three numbers.\n    """',
+            role="user", content=TEST_FEW_SHOT + "\n\n[func signature]:\n" + HAS_CLOSE.prompt + "\n\n[unit tests]:"
         ),
-        ChatMessage(
-            role="assistant",
-            content="assert add3Numbers(1, 2, 3) == 6\nassert add3Numbers(-1, 2, 3) == 4\n"
-            "assert add3Numbers(1, -2, 3) == 2\nassert add3Numbers(1, 2, -3) == 0\n"
-            "assert add3Numbers(-3, -2, -1) == -6\nassert add3Numbers(0, 0, 0) == 0",
-        ),
-        ChatMessage(role="user", content=HAS_CLOSE.prompt),
     ]
 
 
@@ -138,7 +132,7 @@ def test_first_implementation_request_is_the_simple_strategy(tmp_path: Path) -> 
 
 def test_improved_implementation_request_is_the_reflexion_strategy(tmp_path: Path) -> None:
     backend = ScriptedStandIn(fence("def has_close_elements(numbers, threshold):\n    return True"))
-    previous = "def has_close_elements(numbers, threshold):\n    return False\n"
+    previous = "def has_close_elements(numbers, threshold):\n    return False"
     feedback = "Tested passed:\n\nTests failed:\nassert has_close_elements([1.0, 1.1], 0.5) == True # output: False"
     improved_implementation(HAS_CLOSE, previous, feedback, ["It always returns False."], metered(backend, tmp_path), 5)
     (request,) = backend.requests
@@ -208,8 +202,20 @@ assert has_close_elements([1.0, 1.05], 0.1) == True
 ```"""
 
 
-def test_internal_tests_keep_valid_asserts_and_record_every_dropped_line(tmp_path: Path) -> None:
+def test_internal_tests_keep_the_lines_with_assert_that_parse_and_sample_one(tmp_path: Path) -> None:
     tests = internal_tests(HAS_CLOSE, metered(ScriptedStandIn(TEST_ANSWER), tmp_path), seed=0)
+    valid = [line for line in TEST_ANSWER.splitlines() if "assert" in line and "4.0 == True" not in line]
+    assert len(tests.kept) == 1 and tests.kept[0] in valid
+    assert [(d.text, d.reason) for d in tests.dropped if d.reason != "over_limit"] == [
+        ("assert has_close_elements([1.0, 2.8, 3.0, 4.0 == True", "syntax_error"),
+    ]
+    assert sorted([d.text for d in tests.dropped if d.reason == "over_limit"] + tests.kept) == sorted(valid)
+    assert "never closed" in tests.dropped[0].detail
+    assert tests.raw == TEST_ANSWER
+
+
+def test_the_strict_filter_keeps_single_asserts_calling_the_entry_point_once_each(tmp_path: Path) -> None:
+    tests = internal_tests(HAS_CLOSE, metered(ScriptedStandIn(TEST_ANSWER), tmp_path), 0, 6, "strict")
     assert tests.kept == [
         "assert has_close_elements([1.0, 2.0, 3.0], 0.5) == False",
         "assert has_close_elements([1.0, 1.05], 0.1) == True",
@@ -220,11 +226,9 @@ def test_internal_tests_keep_valid_asserts_and_record_every_dropped_line(tmp_pat
         ("assert sorted([3, 1]) == [1, 3]", "no_entry_point_call"),
         ("assert has_close_elements([1.0,2.0,3.0], 0.5)==False", "duplicate"),
     ]
-    assert "never closed" in tests.dropped[0].detail
     assert tests.dropped[1].detail == "parses as Expr"
     assert tests.dropped[2].detail == "calls sorted, not has_close_elements"
     assert tests.dropped[3].detail == "repeats kept test 1"
-    assert tests.raw == TEST_ANSWER
 
 
 def test_more_valid_tests_than_the_limit_are_sampled_reproducibly_and_recorded() -> None:
@@ -241,160 +245,3 @@ def test_more_valid_tests_than_the_limit_are_sampled_reproducibly_and_recorded()
 def test_max_tests_below_one_is_refused() -> None:
     with pytest.raises(ValueError, match="max_tests"):
         parse_internal_tests("assert f(1) == 1", "f", max_tests=0, seed=0)
-
-
-# ---------------------------------------------------------------- code extraction
-
-
-def test_fenced_code_is_taken_from_its_block_and_passes_the_real_check() -> None:
-    answer = "Sure! Here it is:\n" + fence(HAS_CLOSE.prompt + HAS_CLOSE.canonical_solution) + "\nHope this helps."
-    implementation = extract_implementation(answer, HAS_CLOSE)
-    assert implementation.code == HAS_CLOSE.prompt + HAS_CLOSE.canonical_solution
-    assert (implementation.extracted, implementation.body_only, implementation.indentation_repaired) == (
-        True,
-        False,
-        False,
-    )
-    assert implementation.prepended == []
-    assert implementation.raw == answer
-    assert passes_check(implementation.code, HAS_CLOSE)
-
-
-def test_the_block_defining_the_entry_point_wins_over_an_earlier_one() -> None:
-    answer = fence("print('example')") + "\n\n" + fence("def has_close_elements(numbers, threshold):\n    return True")
-    assert "return True" in extract_implementation(answer, HAS_CLOSE).code
-
-
-def test_unfenced_code_loses_the_prose_around_it_and_gets_the_prompt_imports() -> None:
-    answer = (
-        "from the docstring, two numbers must be close:\n"
-        "def has_close_elements(numbers: List[float], threshold: float) -> bool:\n"
-        "    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])\n"
-        "\nThis compares every pair once."
-    )
-    implementation = extract_implementation(answer, HAS_CLOSE)
-    assert implementation.prepended == ["from typing import List"]
-    assert implementation.code == (
-        "from typing import List\n\n\n"
-        "def has_close_elements(numbers: List[float], threshold: float) -> bool:\n"
-        "    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])\n"
-    )
-    assert passes_check(implementation.code, HAS_CLOSE)
-
-
-def test_a_body_written_flush_left_under_its_def_is_reindented() -> None:
-    problem = PROBLEMS["HumanEval/2"]  # truncate_number: `return number % 1.0`
-    answer = fence(
-        "def truncate_number(number: float) -> float:\nif number < 0:\n    return -(-number % 1.0)\nreturn number % 1.0"
-    )
-    implementation = extract_implementation(answer, problem)
-    assert implementation.indentation_repaired
-    assert implementation.code == (
-        "def truncate_number(number: float) -> float:\n"
-        "    if number < 0:\n        return -(-number % 1.0)\n    return number % 1.0\n"
-    )
-    assert passes_check(implementation.code, problem)
-
-
-def test_a_first_body_line_flush_left_is_indented_alone() -> None:
-    problem = PROBLEMS["HumanEval/2"]
-    answer = fence(
-        "def truncate_number(number: float) -> float:\nif number < 0:\n        return -(-number % 1.0)\n    return number % 1.0"
-    )
-    implementation = extract_implementation(answer, problem)
-    assert implementation.indentation_repaired
-    assert passes_check(implementation.code, problem)
-
-
-def test_a_bare_body_completes_the_prompt() -> None:
-    implementation = extract_implementation(HAS_CLOSE.canonical_solution, HAS_CLOSE)
-    assert implementation.body_only and implementation.extracted
-    assert implementation.code == HAS_CLOSE.prompt + HAS_CLOSE.canonical_solution
-    assert passes_check(implementation.code, HAS_CLOSE)
-
-
-def test_missing_helpers_of_the_prompt_are_prepended() -> None:
-    problem = PROBLEMS["HumanEval/10"]  # make_palindrome calls the prompt's is_palindrome
-    answer = fence("def make_palindrome(string: str) -> str:\n" + problem.canonical_solution.rstrip("\n"))
-    implementation = extract_implementation(answer, problem)
-    assert [line.split("(")[0] for line in implementation.prepended] == ["def is_palindrome"]
-    assert passes_check(implementation.code, problem)
-
-
-def test_an_answer_without_code_is_passed_on_raw_and_flagged() -> None:
-    answer = "I am not able to write this function, sorry."
-    implementation = extract_implementation(answer, HAS_CLOSE)
-    assert (implementation.code, implementation.extracted) == (answer, False)
-    verdict = run_tests(implementation.code, AssertTests(asserts=["assert has_close_elements([], 1.0) == False"]))
-    assert verdict.load_error is not None and verdict.load_error.type == "SyntaxError"
-    assert not extract_implementation("  \n", HAS_CLOSE).extracted
-
-
-def test_code_that_does_not_compile_is_kept_for_the_sandbox_to_judge() -> None:
-    answer = fence("def has_close_elements(numbers, threshold):\n    return any(")  # cut off at max_tokens
-    implementation = extract_implementation(answer, HAS_CLOSE)
-    assert implementation.extracted and not implementation.indentation_repaired
-    assert "def has_close_elements(numbers, threshold):" in implementation.code
-
-
-# ---------------------------------------------------------------- feedback through the real sandbox
-
-
-ASSERTS = [
-    "assert has_close_elements([1.0, 2.0, 3.0], 0.5) == False",
-    "assert has_close_elements([1.0, 2.8, 3.0, 4.0, 5.0, 2.0], 0.3) == True",
-    "assert has_close_elements([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3) == True",
-]
-
-
-def test_feedback_of_a_wrong_implementation_is_the_published_format() -> None:
-    tests = AssertTests(asserts=ASSERTS)
-    verdict = run_tests(HAS_CLOSE.prompt + "    return False\n", tests)
-    assert feedback_text(verdict, tests) == (
-        "Tested passed:\n"
-        "assert has_close_elements([1.0, 2.0, 3.0], 0.5) == False\n"
-        "\n"
-        "Tests failed:\n"
-        "assert has_close_elements([1.0, 2.8, 3.0, 4.0, 5.0, 2.0], 0.3) == True # output: False\n"
-        "assert has_close_elements([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3) == True # output: False"
-    )
-
-
-def test_feedback_of_a_passing_implementation_lists_no_failure() -> None:
-    tests = AssertTests(asserts=ASSERTS)
-    verdict = run_tests(HAS_CLOSE.prompt + HAS_CLOSE.canonical_solution, tests)
-    assert feedback_text(verdict, tests) == "Tested passed:\n" + "\n".join(ASSERTS) + "\n\nTests failed:"
-
-
-def test_feedback_gives_an_exception_as_type_and_message() -> None:
-    tests = AssertTests(asserts=["assert inverse(0) == 0", "assert inverse(2) == 0.5"])
-    verdict = run_tests("def inverse(x):\n    return 1 / x\n", tests)
-    assert feedback_text(verdict, tests) == (
-        "Tested passed:\nassert inverse(2) == 0.5\n\n"
-        "Tests failed:\nassert inverse(0) == 0 # output: ZeroDivisionError: division by zero"
-    )
-
-
-def test_feedback_of_a_code_that_does_not_load_fails_every_test_with_its_error() -> None:
-    tests = AssertTests(asserts=["assert f(1) == 1", "assert f(2) == 2"])
-    verdict = run_tests("def f(x)\n    return x\n", tests)
-    error = "SyntaxError: expected ':' (<implementation>, line 1)"
-    assert feedback_text(verdict, tests) == (
-        f"Tested passed:\n\nTests failed:\nassert f(1) == 1 # output: {error}\nassert f(2) == 2 # output: {error}"
-    )
-
-
-def test_feedback_of_a_timeout_marks_the_stuck_test_and_the_ones_never_run() -> None:
-    tests = AssertTests(asserts=["assert loop(0) == 0", "assert loop(1) == 1", "assert loop(2) == 2"])
-    verdict = run_tests("def loop(x):\n    while x:\n        pass\n    return x\n", tests, SandboxLimits(timeout_s=1))
-    assert verdict.status == "timeout"
-    assert feedback_text(verdict, tests) == (
-        "Tested passed:\nassert loop(0) == 0\n\n"
-        "Tests failed:\nassert loop(1) == 1 # output: TIMEOUT\nassert loop(2) == 2 # output: NOT RUN"
-    )
-
-
-def test_feedback_refuses_a_verdict_of_other_tests() -> None:
-    verdict = run_tests("def f(x):\n    return x\n", AssertTests(asserts=["assert f(1) == 1"]))
-    with pytest.raises(ValueError, match="do not match"):
-        feedback_text(verdict, AssertTests(asserts=["assert f(2) == 2"]))

@@ -46,6 +46,12 @@ def test_thread_count_reaches_every_embedded_role() -> None:
 def test_reflexion_experiment_is_the_published_protocol() -> None:
     config = composed("experiment=reflexion")
     assert (config.env.set, config.env.max_steps, config.experiment.trials) == (None, 49, 10)
+    # The study's roles: a chat actor, and a completion model standing in for the retired text-davinci-003.
+    assert (config.actor.name, config.actor.api) == ("gpt-3.5-turbo", "chat")
+    assert (config.reflector.name, config.reflector.api) == ("gpt-3.5-turbo-instruct", "completion")
+    assert config.actor.reflector_stop == config.reflector.reflector_stop == [], "Reflexion's reflector had no stop"
+    embedded = composed("experiment=reflexion", "actor_model=null", "reflector_model=null")
+    assert embedded.actor.name == embedded.reflector.name == "qwen2.5-coder-1.5b"
 
 
 def test_cache_settings_come_from_llm_cache() -> None:
@@ -129,7 +135,10 @@ def test_a_sixth_condition_is_a_yaml_file(tmp_path: Path) -> None:
 
 def test_humaneval_is_an_env_option_with_its_own_fields() -> None:
     config = composed("env=humaneval", "env.first_n=5", "strategy=[self_diagnosis,programmatic]")
-    assert (config.env.name, config.env.first_n, config.env.max_tests, config.env.timeout_s) == ("humaneval", 5, 6, 10)
+    env = config.env
+    assert (env.name, env.first_n, env.max_tests, env.test_timeout_s, env.check_timeout_s) == ("humaneval", 5, 1, 5, 10)
+    assert (env.test_filter, env.feedback, env.code_extraction) == ("reflexion", "reflexion", "reflexion")
+    assert [c.memory_window for c in config.conditions] == [1, 1], "Reflexion's programming loop reads one reflection"
     assert config.experiment.trials == 2
     with pytest.raises(ConfigError, match="env.set = 'demo' is invalid: Extra inputs are not permitted"):
         composed("env=humaneval", "+env.set=demo")

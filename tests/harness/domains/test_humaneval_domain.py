@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from envs.humaneval import load_problems, select_problems
-from harness.domains import HumanEvalDomain
+from harness.domains import CodeProtocol, HumanEvalDomain
 from harness.llm import CachedLLM, CacheStore, LLMRequest, LLMResponse, Usage
 from harness.loop import ConditionRun, LoopSettings, run_loop
 from harness.progress import Progress
@@ -38,7 +38,16 @@ class Scripted:
         return LLMResponse(text=self.answers.pop(0), usage=Usage(prompt_tokens=3, completion_tokens=2), latency_s=0.0)
 
 
-def run(tmp_path: Path, source: str, actor: Scripted, reflector: Scripted, trials: int = 3) -> TrialLog:
+def protocol(trials: int, **options: object) -> CodeProtocol:
+    """Reflexion's protocol, here with six internal tests and the strict filter unless told otherwise."""
+    settings: dict[str, object] = {"max_tests": 6, "test_filter": "strict", **options}
+    limits = SandboxLimits(timeout_s=10)
+    return CodeProtocol(trials=trials, test_limits=limits, check_limits=limits, **settings)  # type: ignore[arg-type]
+
+
+def run(
+    tmp_path: Path, source: str, actor: Scripted, reflector: Scripted, trials: int = 3, **options: object
+) -> TrialLog:
     store = CacheStore(tmp_path / "cache.jsonl")
     condition = ConditionRun(
         name=source,
@@ -48,7 +57,7 @@ def run(tmp_path: Path, source: str, actor: Scripted, reflector: Scripted, trial
         actor_model="actor",
         reflector_model="reflector",
     )
-    domain = HumanEvalDomain(select_problems(load_problems(), ids=[PROBLEM]), 6, SandboxLimits(timeout_s=10))
+    domain = HumanEvalDomain(select_problems(load_problems(), ids=[PROBLEM]), protocol(trials, **options))
     log = TrialLog(tmp_path / "run")
     run_loop(domain, [condition], log, LoopSettings(trials=trials, max_concurrency=1, seed=0), Progress(trials, False))
     return log
@@ -100,3 +109,24 @@ def test_grounded_template_must_quote_a_failed_test(tmp_path: Path) -> None:
     parts = first.reflection_details
     assert parts is not None and parts.kind == "grounded_template" and not parts.malformed
     assert parts.matched_step == 1 and first.reflection.startswith("FAILED STEP: assert truncate_number(3.5)")
+
+
+def test_the_last_trial_goes_to_check_whatever_its_tests_say_and_is_not_reflected_on(tmp_path: Path) -> None:
+    # A wrong internal test fails every implementation; Reflexion still runs check() on the last one.
+    wrong_test = "assert truncate_number(3.5) == 3.0\n"
+    actor = Scripted("actor", wrong_test, WRONG, RIGHT)
+    log = run(tmp_path, "self_diagnosis", actor, Scripted("reflector", REFLECTION), trials=2)
+    first, last = log.records
+    assert (first.success, first.attempt_details.check_status, first.reflection) == (False, None, REFLECTION)
+    assert (last.end_reason, last.attempt_details.check_status, last.success) == (
+        "internal_tests_failed",
+        "passed",
+        True,
+    )
+    assert last.reflection is None, "Reflexion writes max_iters - 1 reflections"
+
+
+def test_one_internal_test_is_kept_by_default_as_in_reflexion(tmp_path: Path) -> None:
+    log = run(tmp_path, "self_diagnosis", Scripted("actor", TESTS, RIGHT), Scripted("reflector"), 3, max_tests=1)
+    [only] = log.records
+    assert len(only.attempt_details.tests_run) == 1 and only.success
