@@ -163,3 +163,37 @@ def test_an_empty_first_action_is_a_repeat_that_ends_the_episode(tmp_path: Path)
     assert [r["temperature"] for r in requests] == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 0.0]
     assert record.end_reason == "exhausted" and [s.action for s in record.trajectory] == [""]
     assert record.reflection == " plan"
+
+
+def test_humaneval_on_another_problem_and_answers_follows_the_original_loop(tmp_path: Path) -> None:
+    # HumanEval/12 (longest): the test answer has a line that does not parse and a wrong test that every
+    # implementation fails; the first answer has no fence (its first function is kept), the second a bare
+    # fence, the third is right, and check() on the last implementation says so.
+    tests = "```python\nassert longest(['bb', 'a', 'cc']) == 'cc'\nassert longest([) == None\n```"
+    bare = "Here it is:\ndef longest(strings):\n    return strings[0]\n\nThat is all."
+    fenced = "```\ndef longest(strings):\n    return min(strings)\n```"
+    right = "```python\ndef longest(strings):\n    if not strings:\n        return None\n    return max(strings, key=len)\n```"
+    script = [tests, bare, "It returns the first string.", fenced, "min compares the letters.", right]
+    requests, records = scripted_run(
+        script, tmp_path / "run", "env=humaneval", "env.problems=[HumanEval/12]", "model.api=chat", "experiment.trials=3"
+    )
+    assert [r["temperature"] for r in requests] == [0.2, 0.0, 0.2, 0.0, 0.2, 0.0]
+    assert [len(r["messages"]) for r in requests] == [2, 2, 2, 6, 2, 6]
+    assert [r.attempt_details.tests_run for r in records] == [["assert longest(['bb', 'a', 'cc']) == 'cc'"]] * 3
+    codes = [r.attempt_details.implementation.code for r in records]
+    assert codes == ["def longest(strings):\n    return strings[0]\n", "def longest(strings):\n    return min(strings)", right[10:-4]]
+    failed = "Tested passed:\n\nTests failed:\nassert longest(['bb', 'a', 'cc']) == 'cc' # output: "
+    assert [r.trajectory[0].observation for r in records] == [failed + "bb", failed + "a", failed + "bb"]
+    # The previous code goes back in a python fence without a blank line; the feedback and reflection follow.
+    turns = [m["content"] for m in requests[5]["messages"][2:5]]
+    assert turns == [
+        "```python\n" + codes[1] + "\n```",
+        f"[unit test results from previous impl]:\n{failed}a\n\n[reflection on previous impl]:",
+        "min compares the letters.",
+    ]
+    # check() runs on the last implementation only, although its own test failed, and decides.
+    assert [(r.success, r.attempt_details.check_status, r.reflection) for r in records] == [
+        (False, None, "It returns the first string."),
+        (False, None, "min compares the letters."),
+        (True, "passed", None),
+    ]
