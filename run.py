@@ -13,8 +13,8 @@ from omegaconf import DictConfig
 from harness.cli import fail, preflight, setup_logging
 from harness.config import validate_config
 from harness.errors import HarnessError
-from harness.experiment import Experiment
-from harness.planted_refusal import describe, run_planted_refusal
+from harness.run.experiment import Experiment
+from harness.scenarios.planted_refusal import describe, run_planted_refusal
 
 
 @hydra.main(version_base="1.3", config_path="configs", config_name="config")

@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal, Union, get_args
 from omegaconf import DictConfig, OmegaConf
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from harness.domains.alfworld.config import AlfworldEnvConfig
+from harness.domains.humaneval.config import HumanEvalEnvConfig
 from harness.errors import ConfigError
 from harness.llm import CacheConfig, ModelConfig
 
@@ -17,50 +19,6 @@ CONFIG_GROUPS = ("env", "model", "strategy", "experiment")
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class AlfworldEnvConfig(_Strict):
-    """Which ALFWorld games to play, and the episode's step budget."""
-
-    name: Literal["alfworld"] = "alfworld"
-    data_dir: str | None = Field(None, description="ALFWorld data folder; None = the project's data/alfworld.")
-    games: list[str] = Field(default_factory=list, description="Game ids or task folders; empty = no name filter.")
-    task_types: list[str] = Field(default_factory=list, description="Task types (put, clean, ... or full prefixes).")
-    set: str | None = Field(None, description="A named set file in data/alfworld/sets/.")
-    first_n: int | None = Field(None, ge=1, description="Keep the first N games after the other filters.")
-    frozen_in: str | None = Field(None, description="A run directory: keep the games whose memory froze there.")
-    frozen_condition: str = Field("self_diagnosis", description="The condition of `frozen_in` whose memory counts.")
-    max_steps: int = Field(49, ge=1, description="Actions per episode (Reflexion: 49).")
-    newline_before_prompt: bool = Field(
-        False,
-        description="Harness option: a newline before the actor prompt's closing '>' (Reflexion puts none: '...OK.>').",
-    )
-
-
-class HumanEvalEnvConfig(_Strict):
-    """Which HumanEval problems to solve, and how their code is tested."""
-
-    name: Literal["humaneval"]
-    problems: list[str] = Field(default_factory=list, description="Problem ids ('HumanEval/0'); empty = all 164.")
-    first_n: int | None = Field(None, ge=1, description="Keep the first N problems after the id filter.")
-    max_tests: int = Field(1, ge=1, description="Internal tests kept, sampled with the run's seed (Reflexion: 1).")
-    test_filter: Literal["reflexion", "strict"] = Field(
-        "reflexion",
-        description="reflexion: every line with 'assert' that parses; strict (harness option): one assert calling "
-        "the entry point per line, repeats dropped.",
-    )
-    feedback: Literal["reflexion", "repr"] = Field(
-        "reflexion",
-        description="reflexion: str() of the value, an exception's message; repr (harness option): repr() and "
-        "'Type: message'.",
-    )
-    code_extraction: Literal["reflexion", "repair"] = Field(
-        "reflexion",
-        description="reflexion: the original's code-block parser; repair (harness option): the block defining the "
-        "entry point, body-only answers completed, indentation and the prompt's imports put back.",
-    )
-    test_timeout_s: float = Field(5.0, gt=0, description="Wall-time limit of one internal test's run (Reflexion: 5).")
-    check_timeout_s: float = Field(10.0, gt=0, description="Wall-time limit of the check() run (Reflexion: 10).")
 
 
 EnvConfig = Annotated[Union[AlfworldEnvConfig, HumanEvalEnvConfig], Field(discriminator="name")]

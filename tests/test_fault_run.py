@@ -81,7 +81,7 @@ def test_a_run_through_sprinkled_faults_records_every_trial_and_counts_the_retri
     records = read_trials(tmp_path / "run")
     assert comparable(records) == replayed
     assert all(r.cache_hits == 0 and r.actor_model == "openai-compatible" for r in records)
-    # Needs `retries=sum(m.retries for m in meters),` in the TrialRecord(...) of harness/loop.py:play_trial.
+    # Needs `retries=sum(m.retries for m in meters),` in the TrialRecord(...) of harness/run/loop.py:play_trial.
     assert sum(r.retries for r in records) == len(server.injected)
 
 

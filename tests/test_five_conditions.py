@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from harness.records import read_trials, records_without_timing
-from harness.reflection_details import ExtractedSignals, TemplateParts
-from harness.run_metrics import METRICS_FILE
+from harness.records.details import ExtractedSignals, TemplateParts
+from harness.metrics.run import METRICS_FILE
 from tests.runner import ROOT, replay_side_by_side
 
 CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.loop import trial_seed
+from harness.run.loop import trial_seed
 from harness.records import read_trials
 from tests.runner import run_cli
 from tests.scripted_server import ScriptedServer

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from harness.gate import GateStore
-from harness.gated_memory import lessons_by_trial
+from harness.gate.memory import lessons_by_trial
 from harness.records import read_trials, records_without_timing
-from harness.reflection_details import GateOutcome
+from harness.records.details import GateOutcome
 from tests.runner import ROOT, replay_side_by_side
 
 CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"

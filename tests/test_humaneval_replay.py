@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from harness.records import read_trials, records_without_timing
-from harness.reflection_details import ExtractedCodeSignals
-from harness.run_metrics import METRICS_FILE
+from harness.records.details import ExtractedCodeSignals
+from harness.metrics.run import METRICS_FILE
 from tests.runner import ROOT, replay_side_by_side
 
 CACHE = ROOT / "tests" / "fixtures" / "humaneval" / "llm_cache.jsonl"

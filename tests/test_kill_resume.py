@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.records import TRIALS_FILE, TrialRecord, parse_trials, read_manifest, records_without_timing
-from harness.run_metrics import METRICS_FILE, RunMetrics
+from harness.metrics.run import METRICS_FILE, RunMetrics
 from tests.killing import Phase, WatchedRun
 from tests.runner import ROOT
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.records import read_trials, records_without_timing
-from harness.run_metrics import METRICS_FILE
+from harness.metrics.run import METRICS_FILE
 from tests.runner import REPLAY_CACHE, ROOT
 
 # The committed replay cache covers no_memory too: its prompts are the recorded trial-0 prompts.

@@ -12,7 +12,7 @@ import pytest
 
 from harness.errors import RunDirBusyError
 from harness.records import read_trials
-from harness.run_lock import LOCK_FILE, LockHolder, RunLock
+from harness.run.lock import LOCK_FILE, LockHolder, RunLock
 from tests.runner import ROOT, run_cli
 from tests.small_run import SMALL_RUN, small_run_command, snapshot
 

@@ -1,5 +1,5 @@
 """Sweeps through Hydra's launchers replay the committed cache: one run directory per job under the sweep
-directory, the same records as plain runs, and one combined report beside them (harness/sweep_report.py).
+directory, the same records as plain runs, and one combined report beside them (harness/report/sweep.py).
 
 Ray runs on a head this test starts on 127.0.0.1 and stops (its process group) afterwards; SLURM cannot run
 here, so submitit is tested through its local executor, which pickles and starts jobs the same way.

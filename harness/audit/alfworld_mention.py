@@ -16,8 +16,8 @@ from harness.audit.errors import EnvMappingError
 from harness.audit.published import PublishedTask
 from harness.audit.sources import DEFAULT_ROOT
 from harness.audit.task_rrr import TaskRRR
-from harness.metrics import MentionCounts, object_mention
-from harness.target_object import target_object
+from harness.metrics.core import MentionCounts, object_mention
+from harness.domains.alfworld.target import target_object
 
 DEFAULT_ENV_TO_GAME = DEFAULT_ROOT / "alfworld_env_to_game.json"
 ALFWORLD = "alfworld"

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from harness.audit.semantic_markdown import semantic_section
 from harness.audit.source_audit import AuditSpearman, SourceAudit
-from harness.metrics import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, MentionCounts
+from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, MentionCounts
 
 if TYPE_CHECKING:  # audit_report writes this file, so a runtime import would be circular
     from harness.audit.alfworld_mention import AlfworldMention

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.audit.published import PublishedTask
 from harness.audit.sources import PublishedSource
 from harness.audit.task_rrr import TaskRRR
-from harness.metrics import SIMILARITY_THRESHOLD
+from harness.metrics.core import SIMILARITY_THRESHOLD
 from harness.semantic import (
     EmbeddingCache,
     EmbeddingStats,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.audit.task_rrr import TaskRRR
-from harness.metrics import SPEARMAN_CONVENTIONS, SpearmanConvention, SpearmanResult, spearman_rrr_vs_trials
+from harness.metrics.core import SPEARMAN_CONVENTIONS, SpearmanConvention, SpearmanResult, spearman_rrr_vs_trials
 
 
 class AuditSpearman(SpearmanResult):
@@ -44,7 +44,7 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def _counted(rated: Sequence[TaskRRR], convention: SpearmanConvention) -> list[TaskRRR]:
-    # The tasks harness.metrics.spearman_rrr_vs_trials keeps under `convention`: known here first,
+    # The tasks harness.metrics.core.spearman_rrr_vs_trials keeps under `convention`: known here first,
     # so a missing trial count among them makes the whole figure unavailable instead of a biased subset.
     if convention == "tasks_with_rrr":
         return [t for t in rated if t.rrr is not None]

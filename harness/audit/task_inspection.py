@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.audit.errors import UnknownTaskError
 from harness.audit.published import PublishedTask
-from harness.metrics import (
+from harness.metrics.core import (
     FROZEN_THRESHOLD,
     SIMILARITY_THRESHOLD,
     is_frozen,

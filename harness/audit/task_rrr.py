@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.audit.published import PublishedTask
-from harness.metrics import is_frozen, reflection_repetition_rate
+from harness.metrics.core import is_frozen, reflection_repetition_rate
 
 
 class TaskRRR(BaseModel):

@@ -1,7 +1,5 @@
-"""Domains: ALFWorld games and HumanEval problems behind one interface the loop and metrics use."""
+"""Domains: each one a package (`alfworld/`, `humaneval/`) holding everything it knows, behind `base.Domain`.
 
-from harness.domains._base import Attempt, Domain
-from harness.domains.alfworld import AlfworldDomain
-from harness.domains.humaneval import CodeProtocol, HumanEvalDomain
-
-__all__ = ["AlfworldDomain", "Attempt", "CodeProtocol", "Domain", "HumanEvalDomain"]
+`registry.build_domain` makes the run's domain from its env config. Nothing is imported here, so a record model of
+a domain (`<domain>.models`) can be read without loading any domain's machinery.
+"""

@@ -11,64 +11,55 @@ holds the last, so an edited, deleted, inserted or reordered line, or lines cut 
 verify(); but anyone who can write the store's files can rewrite the whole chain consistently, and nothing
 here can tell. Keep the store where only its owner can write if that matters.
 
-The owner's command line: `python -m harness.gate {review,verify,show} STORE`.
+The owner's command line: `python -m harness.gate {review,verify,show} STORE`. The record models (turns, proposals,
+drops) are in `evidence`, which loads nothing else; the rest is imported on first use, so a record can be read
+without loading the store.
 """
 
-from harness.gate._chain import GENESIS, ChainReport, Decision, DecisionLine
-from harness.gate._errors import GateChainError, GateDecisionError, GateError, InvalidGateStoreError
-from harness.gate._evidence import (
-    DROP_REASONS,
-    EMPTY_QUOTE,
-    NO_EVIDENCE_OBJECT,
-    NO_LESSON_TEXT,
-    NOT_AN_OBJECT,
-    NOT_OUTSIDE_TURN,
-    OUTSIDE_ROLES,
-    QUOTE_NOT_FOUND,
-    QUOTE_TOO_SHORT,
-    TURN_NOT_FOUND,
-    TURN_NOT_INTEGER,
-    Dropped,
-    DropReason,
-    Evidence,
-    Proposal,
-    Role,
-    Submission,
-    Turn,
-)
-from harness.gate._rules import MIN_QUOTE_CHARS, check_candidate, normalize_quote, normalize_text
-from harness.gate._store import GateStore
+from __future__ import annotations
 
-__all__ = [
-    "DROP_REASONS",
-    "EMPTY_QUOTE",
-    "GENESIS",
-    "MIN_QUOTE_CHARS",
-    "NOT_AN_OBJECT",
-    "NOT_OUTSIDE_TURN",
-    "NO_EVIDENCE_OBJECT",
-    "NO_LESSON_TEXT",
-    "OUTSIDE_ROLES",
-    "QUOTE_NOT_FOUND",
-    "QUOTE_TOO_SHORT",
-    "TURN_NOT_FOUND",
-    "TURN_NOT_INTEGER",
-    "ChainReport",
-    "Decision",
-    "DecisionLine",
-    "DropReason",
-    "Dropped",
-    "Evidence",
-    "GateChainError",
-    "GateDecisionError",
-    "GateError",
-    "GateStore",
-    "InvalidGateStoreError",
-    "Proposal",
-    "Role",
-    "Submission",
-    "Turn",
-    "check_candidate",
-    "normalize_quote",
-    "normalize_text",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "GENESIS": "harness.gate._chain",
+    "ChainReport": "harness.gate._chain",
+    "Decision": "harness.gate._chain",
+    "DecisionLine": "harness.gate._chain",
+    "GateChainError": "harness.gate._errors",
+    "GateDecisionError": "harness.gate._errors",
+    "GateError": "harness.gate._errors",
+    "InvalidGateStoreError": "harness.gate._errors",
+    "DROP_REASONS": "harness.records.gate",
+    "EMPTY_QUOTE": "harness.records.gate",
+    "NO_EVIDENCE_OBJECT": "harness.records.gate",
+    "NO_LESSON_TEXT": "harness.records.gate",
+    "NOT_AN_OBJECT": "harness.records.gate",
+    "NOT_OUTSIDE_TURN": "harness.records.gate",
+    "OUTSIDE_ROLES": "harness.records.gate",
+    "QUOTE_NOT_FOUND": "harness.records.gate",
+    "QUOTE_TOO_SHORT": "harness.records.gate",
+    "TURN_NOT_FOUND": "harness.records.gate",
+    "TURN_NOT_INTEGER": "harness.records.gate",
+    "Dropped": "harness.records.gate",
+    "DropReason": "harness.records.gate",
+    "Evidence": "harness.records.gate",
+    "Proposal": "harness.records.gate",
+    "Role": "harness.records.gate",
+    "Submission": "harness.records.gate",
+    "Turn": "harness.records.gate",
+    "MIN_QUOTE_CHARS": "harness.gate._rules",
+    "check_candidate": "harness.gate._rules",
+    "normalize_quote": "harness.gate._rules",
+    "normalize_text": "harness.gate._rules",
+    "GateStore": "harness.gate._store",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'harness.gate' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value

@@ -14,8 +14,8 @@ from typing import Any, Final
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from harness.gate._canonical import sha256_hex
-from harness.gate._evidence import Proposal
+from harness.records.canonical import sha256_hex
+from harness.records.gate import Proposal
 from harness.gate._rules import check_candidate
 
 GENESIS: Final = "0" * 64

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from harness.gate._chain import Decision, DecisionLine
 from harness.gate._errors import GateDecisionError
-from harness.gate._evidence import Proposal
+from harness.records.gate import Proposal
 from harness.gate._rules import normalize_quote
 from harness.gate._store import GateStore
 

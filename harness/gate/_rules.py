@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from harness.gate._errors import GateError
-from harness.gate._evidence import (
+from harness.records.gate import (
     EMPTY_QUOTE,
     NO_EVIDENCE_OBJECT,
     NO_LESSON_TEXT,

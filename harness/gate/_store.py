@@ -20,7 +20,7 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from harness.gate._canonical import canonical_json
+from harness.records.canonical import canonical_json
 from harness.gate._chain import (
     GENESIS,
     ChainHead,
@@ -33,7 +33,7 @@ from harness.gate._chain import (
     walk_chain,
 )
 from harness.gate._errors import GateChainError, GateDecisionError, GateError, InvalidGateStoreError
-from harness.gate._evidence import Dropped, Proposal, Submission, Turn
+from harness.records.gate import Dropped, Proposal, Submission, Turn
 from harness.gate._rules import check_candidate
 
 STORE_KIND: Final = "harness-gate-store"

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from harness.records.usage import Usage
+
 
 class ChatMessage(BaseModel):
     """One turn of a chat."""
@@ -37,21 +39,6 @@ class LLMRequest(BaseModel):
         if self.kind == "chat" and (not self.messages or self.prompt is not None):
             raise ValueError("a chat request needs non-empty `messages` and no `prompt`")
         return self
-
-
-class Usage(BaseModel):
-    """Tokens consumed by one or more calls."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    prompt_tokens: int = Field(0, ge=0, description="Tokens read.")
-    completion_tokens: int = Field(0, ge=0, description="Tokens generated.")
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-        )
 
 
 class LLMResponse(BaseModel):

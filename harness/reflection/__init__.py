@@ -9,7 +9,7 @@ from __future__ import annotations
 from importlib import import_module
 
 from harness.reflection._base import GateAnswer, Reflection, ReflectionInput, ReflectionSource, register_source, registered_sources
-from harness.reflection_details import ExtractedSignals, ReflectionDetails, TemplateParts
+from harness.records.details import ExtractedSignals, ReflectionDetails, TemplateParts
 
 _SOURCE_MODULES = ("self_diagnosis", "no_memory", "grounded_template", "programmatic", "model_swap", "gated")
 

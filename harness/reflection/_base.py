@@ -7,11 +7,11 @@ from typing import Any, Callable, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.code_signals import CodeSignals
+from harness.domains.humaneval.models import CodeSignals
 from harness.gate import Turn
-from harness.metering import MeteredLLM
-from harness.reflection_details import ReflectionDetails
-from harness.trajectory import Step
+from harness.llm.metering import MeteredLLM
+from harness.records.details import ReflectionDetails
+from harness.records.step import Step
 
 
 class ReflectionInput(BaseModel):

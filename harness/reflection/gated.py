@@ -1,6 +1,6 @@
 """Gated: the reflector proposes lessons, each citing a numbered turn and an exact quote as evidence.
 
-The source only asks and parses; the gate (harness/gate, applied by harness/gated_memory.py) drops
+The source only asks and parses; the gate (harness/gate, applied by harness/gate/memory.py) drops
 items whose evidence fails, piles the rest and, by the condition's approval policy, promotes them:
 `auto` approves what passes the quote check, `owner` leaves everything for the owner's review. The
 actor reads only live memory, i.e. approved items.
@@ -12,12 +12,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.code_actor import chat_request
+from harness.domains.humaneval.actor import chat_request
 from harness.evidence_turns import render_turns, trial_turns
 from harness.llm import ChatMessage, LLMRequest
-from harness.metering import MeteredLLM
+from harness.llm.metering import MeteredLLM
 from harness.prompts import read_prompt
-from harness.proposed_lessons import parse_proposals
+from harness.gate.proposals import parse_proposals
 from harness.reflection._base import GateAnswer, Reflection, ReflectionInput, ReflectionSource, register_source
 
 # A list of three lessons with quotes runs to about 200 tokens; the margin keeps long quotes whole.

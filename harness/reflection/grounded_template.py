@@ -15,16 +15,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.code_actor import chat_request, code_block
-from harness.code_signals import CodeSignals
+from harness.domains.humaneval.actor import chat_request, code_block
+from harness.domains.humaneval.models import CodeSignals
 from harness.llm import ChatMessage
-from harness.metering import MeteredLLM
+from harness.llm.metering import MeteredLLM
 from harness.prompts import read_prompt
 from harness.reflection._base import Reflection, ReflectionInput, ReflectionSource, code_and_feedback, register_source
 from harness.reflection.self_diagnosis import CODE_REFLECTION_MAX_TOKENS, past_plans, reflection_request
-from harness.reflection_details import TemplateParts
-from harness.trajectory import Step
-from harness.trajectory_parser import is_thought
+from harness.records.details import TemplateParts
+from harness.records.step import Step
+from harness.domains.alfworld.signals import is_thought
 
 LABELS = ("FAILED STEP", "ROOT CAUSE", "NEW PLAN")
 # The prompt ends with the first label, so the model's answer starts inside that part.

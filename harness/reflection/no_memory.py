@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.metering import MeteredLLM
+from harness.llm.metering import MeteredLLM
 from harness.reflection._base import Reflection, ReflectionInput, ReflectionSource, register_source
 
 

@@ -8,13 +8,13 @@ values and the exceptions with the implementation line that raised them.
 
 from __future__ import annotations
 
-from harness.code_signals import CodeSignals
-from harness.metering import MeteredLLM
+from harness.domains.humaneval.models import CodeSignals
+from harness.llm.metering import MeteredLLM
 from harness.prompts import read_prompt
 from harness.reflection._base import Reflection, ReflectionInput, ReflectionSource, code_and_feedback, register_source
 from harness.reflection.self_diagnosis import code_reflection_request, reflection_query, reflection_request
-from harness.reflection_details import ExtractedCodeSignals, ExtractedSignals
-from harness.trajectory_parser import FailureSignals, parse_failures
+from harness.records.details import ExtractedCodeSignals, ExtractedSignals
+from harness.domains.alfworld.signals import FailureSignals, parse_failures
 
 
 def signals_block(signals: FailureSignals | CodeSignals, domain: str = "alfworld") -> str:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from harness.code_actor import REFLEXION_CHAT_TEMPERATURE, chat_request, reflection_messages
+from harness.domains.humaneval.actor import REFLEXION_CHAT_TEMPERATURE, chat_request, reflection_messages
 from harness.llm import LLMRequest
-from harness.metering import MeteredLLM
+from harness.llm.metering import MeteredLLM
 from harness.prompts import read_prompt
 from harness.reflection._base import Reflection, ReflectionInput, ReflectionSource, code_and_feedback, register_source
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.metrics import (
+from harness.metrics.core import (
     SPEARMAN_CONVENTIONS,
     ConditionMetrics,
     TaskMetrics,
@@ -20,7 +20,7 @@ from harness.metrics import (
     spearman_rrr_vs_trials,
 )
 from harness.report._runs import RunData
-from harness.run_metrics import ConditionReport
+from harness.metrics.run import ConditionReport
 
 COMBINING_RULE = (
     "Conditions with the same name from different runs are pooled (their tasks counted together) when their "
@@ -71,7 +71,7 @@ def combine(runs: Sequence[RunData]) -> list[ReportCondition]:
 
 
 def as_condition_reports(conditions: Sequence[ReportCondition]) -> list[ConditionReport]:
-    """The combined conditions in the shape harness.tables draws, each named by its label."""
+    """The combined conditions in the shape harness.report.tables draws, each named by its label."""
     reports = []
     for c in conditions:
         pairs = [(t.rrr, t.reflections, t.trials) for t in c.tasks]

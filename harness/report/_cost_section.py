@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.cost import UsageTotals
-from harness.cost_table import usage_table
+from harness.metrics.cost import UsageTotals
+from harness.report.cost_table import usage_table
 from harness.report._combine import ReportCondition
 from harness.report._runs import RunData
 

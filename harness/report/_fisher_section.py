@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from harness.fisher import PairwiseFisher
+from harness.metrics.fisher import PairwiseFisher
 from harness.semantic import markdown_table
 
 FISHER_NOTE = (

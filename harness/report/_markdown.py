@@ -1,4 +1,4 @@
-"""report.md: the runs, the condition table (harness.tables), the combining rule, and the plots."""
+"""report.md: the runs, the condition table (harness.report.tables), the combining rule, and the plots."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.fisher import PairwiseFisher
-from harness.metrics import SPEARMAN_CONVENTIONS, SpearmanResult
+from harness.metrics.fisher import PairwiseFisher
+from harness.metrics.core import SPEARMAN_CONVENTIONS, SpearmanResult
 from harness.report._combine import COMBINING_RULE, ReportCondition
 from harness.report._cost_section import cost_lines
 from harness.report._fisher_section import fisher_lines
@@ -15,8 +15,8 @@ from harness.report._plots import RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_ME
 from harness.report._runs import RunData
 from harness.report._semantic import SemanticReport
 from harness.report._semantic_section import semantic_lines
-from harness.run_metrics import ConditionReport
-from harness.tables import conditions_table
+from harness.metrics.run import ConditionReport
+from harness.report.tables import conditions_table
 
 
 def _link(path: Path, out_dir: Path) -> str:

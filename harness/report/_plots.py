@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from harness.metrics import FROZEN_THRESHOLD
+from harness.metrics.core import FROZEN_THRESHOLD
 from harness.report._combine import ReportCondition
 from harness.report._semantic import SemanticCondition
 from harness.report._stats import SHARE_MEASURES, Share, percent_bar

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.fisher import pairwise_fisher
+from harness.metrics.fisher import pairwise_fisher
 from harness.report._combine import as_condition_reports, combine
 from harness.report._markdown import report_markdown
 from harness.report._plots import (

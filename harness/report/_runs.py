@@ -11,11 +11,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from harness.cost import ConditionPrices, UsageTotals, condition_prices, run_usage, with_unpriced
+from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, run_usage, with_unpriced
 from harness.errors import HarnessError
 from harness.records import MANIFEST_FILE, TRIALS_FILE, Manifest, TrialRecord, read_trials
-from harness.run_metrics import METRICS_FILE, RunMetrics, run_metrics
-from harness.target_object import target_object
+from harness.metrics.run import METRICS_FILE, RunMetrics, run_metrics
+from harness.domains.alfworld.target import target_object
 
 
 class ReportInputError(HarnessError):

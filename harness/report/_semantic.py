@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.records import TRIALS_FILE, TrialRecord, read_trials
 from harness.report._combine import ReportCondition
 from harness.report._runs import ReportInputError, RunData
-from harness.run_metrics import ConditionReport
+from harness.metrics.run import ConditionReport
 from harness.semantic import (
     EmbeddingCache,
     EmbeddingStats,

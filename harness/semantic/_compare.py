@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.metrics import is_frozen
+from harness.metrics.core import is_frozen
 
 
 class TaskRepetition(BaseModel):

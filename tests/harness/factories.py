@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from harness.llm import Usage
 from harness.records import TrialRecord
-from harness.reflection_details import ReflectionDetails
-from harness.trajectory import Step
+from harness.records.details import ReflectionDetails
+from harness.records.step import Step
 
 
 def make_record(

@@ -1,9 +1,9 @@
 """Reflexion's prompt assembly and observation handling, checked against the published protocol."""
 
-from harness.actor import actor_prompt, clean_observation, episode_log, initial_observation, task_text_of
+from harness.domains.alfworld.actor import actor_prompt, clean_observation, episode_log, initial_observation, task_text_of
 from harness.prompts import alfworld_react_examples, read_prompt
 from harness.reflection.self_diagnosis import reflection_query
-from harness.trajectory import Step
+from harness.records.step import Step
 
 RESET_TEXT = (
     "-= Welcome to TextWorld, ALFRED! =-\n\n"

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from envs.alfworld import AlfworldEpisode, list_games, select_games
-from harness.actor import play_episode
+from harness.domains.alfworld.actor import play_episode
 from harness.llm import CachedLLM, CacheStore, CallContext, LLMRequest, LLMResponse, Usage
-from harness.metering import MeteredLLM
+from harness.llm.metering import MeteredLLM
 
 
 class ScriptedActions:

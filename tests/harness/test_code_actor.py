@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from envs.humaneval import HumanEvalProblem, load_problems
-from harness.code_actor import (
+from harness.domains.humaneval.actor import (
     IMPLEMENTATION_MAX_TOKENS,
     TEST_GENERATION_MAX_TOKENS,
     first_implementation,
@@ -19,7 +19,7 @@ from harness.code_actor import (
     reflection_messages,
 )
 from harness.llm import CachedLLM, CacheStore, CallContext, ChatMessage, LLMRequest, LLMResponse, Usage
-from harness.metering import MeteredLLM
+from harness.llm.metering import MeteredLLM
 from harness.prompts import PROMPTS_DIR
 
 PROBLEMS = {problem.task_id: problem for problem in load_problems()}

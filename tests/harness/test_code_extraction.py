@@ -7,7 +7,7 @@ import json
 import pytest
 
 from envs.humaneval import HumanEvalProblem, load_problems
-from harness.code_extraction import MISSING_CODE, extract_implementation, reflexion_code, repaired_implementation
+from harness.domains.humaneval.extraction import MISSING_CODE, extract_implementation, reflexion_code, repaired_implementation
 from harness.sandbox import AssertTests, CheckScript, run_tests
 from tests.runner import ROOT
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from envs.humaneval import load_problems
-from harness.code_feedback import feedback_text, internal_signals, run_internal_tests
+from harness.domains.humaneval.feedback import feedback_text, internal_signals, run_internal_tests
 from harness.sandbox import SandboxLimits
 from tests.runner import ROOT
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.code_mention import failed_test_mention, mentions_case, mentions_failed_test
-from harness.code_signals import checked_call
-from harness.metrics import MentionCounts
+from harness.domains.humaneval.mention import failed_test_mention, mentions_case, mentions_failed_test
+from harness.domains.humaneval.signals import checked_call
+from harness.metrics.core import MentionCounts
 
 ADD = checked_call("assert add(1, 2) == 3", "add")
 WORDS = checked_call("assert count_words('hello world') == 2", "count_words")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from envs.humaneval import load_problems
-from harness.code_signals import CheckedCall, checked_call, extract_code_signals
+from harness.domains.humaneval.models import CheckedCall
+from harness.domains.humaneval.signals import checked_call, extract_code_signals
 from harness.sandbox import AssertTests, CheckScript, SandboxLimits, run_tests
 
 PROBLEMS = {problem.task_id: problem for problem in load_problems()}

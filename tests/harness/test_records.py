@@ -7,9 +7,9 @@ import pytest
 
 from harness.errors import RecordCorruptError
 from harness.records import TRIALS_FILE, TrialLog, TrialRecord
-from harness.reflection_details import ExtractedSignals, TemplateParts
-from harness.trajectory import Step
-from harness.trajectory_parser import parse_failures
+from harness.records.details import ExtractedSignals, TemplateParts
+from harness.records.step import Step
+from harness.domains.alfworld.signals import parse_failures
 from tests.harness.factories import make_record as factory_record
 
 

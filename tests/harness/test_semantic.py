@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from harness.audit.sources import get_source, load_source
-from harness.metrics import SIMILARITY_THRESHOLD, similarity
+from harness.metrics.core import SIMILARITY_THRESHOLD, similarity
 from harness.semantic import (
     SEMANTIC_THRESHOLD,
     EmbeddingCache,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from envs.alfworld import AlfworldEpisode, AlfworldGame, list_games, select_games
-from harness.actor import THINK_OBSERVATION, clean_observation
-from harness.trajectory import Step
-from harness.trajectory_parser import (
+from harness.domains.alfworld.actor import THINK_OBSERVATION, clean_observation
+from harness.records.step import Step
+from harness.domains.alfworld.signals import (
     ActionLoop,
     Exhaustion,
     FailureSignals,

@@ -24,7 +24,7 @@ from harness.llm import (
     cache_key,
     create_backend,
 )
-from harness.metering import MeteredLLM
+from harness.llm.metering import MeteredLLM
 from tests.llm.fault_server import Fault, FaultServer
 
 COMPLETION = LLMRequest(kind="completion", prompt="> go to desk 1\n", max_tokens=32, stop=["\n"])

@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from harness.errors import RateLimitError
-from harness.experiment import LLMPool
+from harness.llm.pool import LLMPool
 from harness.llm import (
     CachedLLM,
     CacheStore,
@@ -182,7 +182,7 @@ def test_one_limiter_per_api_model_and_key_at_the_strictest_limit() -> None:
 def test_the_pool_shares_one_limiter_between_roles_and_configs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("harness.experiment.create_backend", lambda model: FakeBackend())
+    monkeypatch.setattr("harness.llm.pool.create_backend", lambda model: FakeBackend())
     run_model, swapped_copy = api_model(requests_per_minute=60), api_model(name="copy")
     pool = LLMPool(CacheStore(tmp_path / "cache.jsonl"), "replay", [run_model, swapped_copy])
     backends = [pool.get(role, model).backend for role in ("actor", "reflector") for model in (run_model, swapped_copy)]

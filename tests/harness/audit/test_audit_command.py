@@ -42,7 +42,7 @@ def _raw_trials() -> list[dict[str, dict]]:
 
 
 def _simple_rrr(memory: list[str]) -> float | None:
-    """RRR written out from its definition, independently of harness.metrics."""
+    """RRR written out from its definition, independently of harness.metrics.core."""
     if len(memory) < 2:
         return None
     repeats = 0

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from harness.audit.env_results import load_env_results_run
-from harness.metrics import reflection_repetition_rate
+from harness.metrics.core import reflection_repetition_rate
 
 RUN = Path(__file__).resolve().parents[3] / "data" / "reflexion-logs" / "alfworld_runs" / "root" / "reflexion_run_logs"
 

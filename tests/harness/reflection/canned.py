@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.llm import CachedLLM, CacheStore, CallContext, LLMRequest, LLMResponse, Usage
-from harness.metering import MeteredLLM
-from harness.trajectory import Step
+from harness.llm.metering import MeteredLLM
+from harness.records.step import Step
 
 
 class CannedAnswer:

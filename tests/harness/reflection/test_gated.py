@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harness.reflection import ReflectionInput
 from harness.reflection.gated import Gated
-from harness.trajectory import Step
+from harness.records.step import Step
 from tests.harness.reflection.canned import TRAJECTORY, CannedAnswer, metered
 
 SCENARIO = (

@@ -12,7 +12,7 @@ from harness.records import Manifest, TrialLog, TrialRecord, write_manifest
 from harness.report import REPORT_FILE, load_runs, wilson_interval, write_report
 from harness.report.__main__ import main
 from harness.report._plots import PLOT_FILES
-from harness.run_metrics import METRICS_FILE, run_metrics, write_metrics
+from harness.metrics.run import METRICS_FILE, run_metrics, write_metrics
 from tests.harness.factories import make_record
 
 MUG = "pick_and_place_simple-Mug-None-Desk-308/trial_T1"

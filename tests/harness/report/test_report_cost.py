@@ -9,7 +9,7 @@ from typing import Any
 from harness.llm import Price, Usage
 from harness.records import Manifest, TrialLog, TrialRecord, write_manifest
 from harness.report import write_report
-from harness.run_metrics import run_metrics, write_metrics
+from harness.metrics.run import run_metrics, write_metrics
 from tests.harness.factories import make_record
 
 MUG = "pick_and_place_simple-Mug-None-Desk-308/trial_T1"

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from harness.fisher import fisher_solved, holm
+from harness.metrics.fisher import fisher_solved, holm
 from harness.records import TrialLog, TrialRecord
 from harness.report import ReportInputError, write_report
 from harness.report.__main__ import main
 from harness.report._plots import PLOT_FILES, SEMANTIC_VS_RRR
-from harness.run_metrics import run_metrics, write_metrics
+from harness.metrics.run import run_metrics, write_metrics
 from harness.semantic import EmbeddingCache
 from tests.harness.factories import make_record
 from tests.harness.fake_embedder import FAKE_MODEL, FakeEmbedder

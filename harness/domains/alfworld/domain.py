@@ -1,0 +1,83 @@
+"""ALFWorld as a domain: real text games played by the Reflexion actor."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from envs.alfworld import AlfworldEpisode, AlfworldGame
+from harness.domains.alfworld.config import AlfworldEnvConfig
+from harness.domains.alfworld.selection import choose_games
+from harness.domains.alfworld.actor import play_episode
+from harness.domains.base import Attempt, Domain
+from harness.domains.hashing import prompts_hash, sha256_files
+from harness.llm.metering import MeteredLLM
+from harness.metrics.core import MentionCounts, object_mention
+from harness.records import TrialRecord
+
+
+class AlfworldDomain(Domain):
+    """The chosen games; each trial is one episode of at most `max_steps` actions."""
+
+    name = "alfworld"
+
+    def __init__(self, games: Sequence[AlfworldGame], max_steps: int, newline_before_prompt: bool = False) -> None:
+        self.games = {game.game_id: game for game in games}
+        self.max_steps = max_steps
+        self.newline_before_prompt = newline_before_prompt
+
+    def task_ids(self) -> list[str]:
+        return list(self.games)
+
+    def play(
+        self,
+        task_id: str,
+        window: list[str],
+        earlier: Sequence[TrialRecord],
+        actor: MeteredLLM,
+        seed: int,
+        on_step: Callable[[int], None],
+    ) -> Attempt:
+        game = self.games[task_id]
+        # The actor owns the step budget; the engine must not end episodes on its own count.
+        with AlfworldEpisode(game, max_episode_steps=None) as env:
+            episode = play_episode(
+                env,
+                game.prompt_type,
+                window,
+                actor,
+                self.max_steps,
+                seed,
+                on_step=on_step,
+                newline_before_prompt=self.newline_before_prompt,
+            )
+            env_seconds = env.env_seconds
+        return Attempt(
+            task_text=episode.task_text,
+            trajectory=episode.steps,
+            success=episode.success,
+            end_reason=episode.end_reason,
+            scenario=episode.scenario(),
+            env_s=env_seconds,
+        )
+
+    def finished(self, success: bool, end_reason: str) -> bool:
+        return success
+
+    def target(self, task_id: str) -> str:
+        return self.games[task_id].target_object
+
+    def mentions(self, records: Sequence[TrialRecord]) -> MentionCounts:
+        reflections = [r.reflection for r in sorted(records, key=lambda r: r.trial) if r.reflection is not None]
+        return object_mention(reflections, self.target(records[0].task_id))
+
+    def data_hashes(self) -> dict[str, str]:
+        return {
+            "games": sha256_files([Path(game.game_file) for game in self.games.values()]),
+            "prompts": prompts_hash("alfworld"),
+        }
+
+
+def build(env: AlfworldEnvConfig, trials: int) -> AlfworldDomain:
+    """The domain of a run's env config (ALFWorld's episodes do not depend on the trial budget)."""
+    return AlfworldDomain(choose_games(env), env.max_steps, env.newline_before_prompt)

@@ -1,0 +1,99 @@
+"""Memory behind the gate: a gated condition's proposals go through the gate store, the actor reads live memory.
+
+One store per condition in the run directory (`gate/<condition>/`), one scope per task. Live memory is
+grouped by the trial that proposed it, so the window counts trials as the other conditions' memory does.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from harness.gate import GateStore, Proposal
+from harness.reflection import Reflection
+from harness.records.details import GateOutcome
+
+log = logging.getLogger(__name__)
+
+AUTO_REVIEWER = "policy:auto"
+_TRIAL_ORIGIN = re.compile(r"^trial (\d+)$")
+
+
+def trial_origin(trial: int) -> str:
+    return f"trial {trial}"
+
+
+def lessons_by_trial(items: Sequence[Proposal]) -> list[str]:
+    """One memory entry per proposing trial, in trial order: its approved lessons joined."""
+    groups: dict[int, list[str]] = {}
+    for item in items:
+        match = _TRIAL_ORIGIN.match(item.origin)
+        trial = int(match.group(1)) if match else -1
+        groups.setdefault(trial, []).append(item.lesson)
+    return [" ".join(lessons) for _, lessons in sorted(groups.items())]
+
+
+def approve_by_policy(
+    store: GateStore, proposed: Sequence[Proposal], policy: Literal["auto", "owner"]
+) -> list[Proposal]:
+    """The proposed items that are live: under `auto` every undecided one is approved first, under `owner` none is.
+
+    Items resubmitted after a crash carry the same ids: earlier decisions stand, nothing is decided twice.
+    """
+    decided = {line.item.id: line.decision for line in store.decisions()}
+    if policy == "auto":
+        for item in proposed:
+            if item.id not in decided:
+                decided[item.id] = store.decide(item.id, "APPROVE", reviewer=AUTO_REVIEWER).decision
+    return [item for item in proposed if decided.get(item.id) == "APPROVE"]
+
+
+class GatedMemory:
+    """The gate between a gated condition's reflections and its actor's memory."""
+
+    def __init__(self, store_dir: Path, policy: Literal["auto", "owner"], window: int) -> None:
+        self.store_dir = store_dir
+        self.policy = policy
+        self.size = window
+        self._store: GateStore | None = None
+        self._opening = threading.Lock()
+
+    @property
+    def store(self) -> GateStore:
+        """The store, created on first use so that a run refused before its first trial writes nothing."""
+        with self._opening:
+            if self._store is None:
+                store = GateStore.create(self.store_dir)
+                repaired = store.recover()
+                if repaired:
+                    log.warning("gate store %s: %s", self.store_dir, repaired)
+                self._store = store
+            return self._store
+
+    def window(self, task_id: str) -> list[str]:
+        """The last `size` trials' approved lessons for a task, from the decision chain alone."""
+        if self.size <= 0:
+            return []
+        return lessons_by_trial(self.store.live_memory(scope=task_id))[-self.size :]
+
+    def admit(self, task_id: str, trial: int, reflection: Reflection) -> Reflection:
+        """Check the proposals, pile what passes, approve it under `auto`; the text is what went live now."""
+        answer = reflection.gate_answer
+        if answer is None:
+            raise ValueError(f"{task_id} trial {trial}: a gated condition's source returned no proposals.")
+        submission = self.store.submit(answer.candidates, answer.turns, scope=task_id, origin=trial_origin(trial))
+        proposed = list({item.id: item for item in submission.proposed}.values())
+        approved = approve_by_policy(self.store, proposed, self.policy)
+        outcome = GateOutcome(
+            raw=answer.raw,
+            policy=self.policy,
+            proposed=proposed,
+            dropped=submission.dropped,
+            approved=[item.id for item in approved],
+        )
+        text = " ".join(item.lesson for item in approved) or None
+        return Reflection(text=text, details=outcome)

@@ -1,0 +1,100 @@
+"""A run's metrics per condition, from its records: what metrics.json holds and the tables show."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.metrics.core import (
+    SPEARMAN_CONVENTIONS,
+    ConditionMetrics,
+    MentionCounts,
+    SpearmanResult,
+    TaskMetrics,
+    condition_metrics,
+    spearman_rrr_vs_trials,
+    task_metrics,
+)
+from harness.records import TrialRecord
+
+METRICS_FILE = "metrics.json"
+
+
+class ConditionReport(BaseModel):
+    """Everything measured under one condition."""
+
+    model_config = ConfigDict(frozen=True)
+
+    condition: str
+    actor_model: str
+    reflector_model: str
+    totals: ConditionMetrics = Field(description="Counts with their denominators.")
+    spearman: list[SpearmanResult] = Field(description="RRR vs trials played, under each convention.")
+    tasks: list[TaskMetrics] = Field(description="Per task, in task order.")
+
+
+class RunMetrics(BaseModel):
+    """metrics.json: one report per condition, in the run's condition order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    trial_budget: int = Field(ge=1, description="Trials per task in the run's config.")
+    rrr_convention: str = Field(
+        "RRR is undefined for a task with fewer than two reflections; means are over tasks where it is defined.",
+    )
+    conditions: list[ConditionReport]
+
+
+MentionCounter = Callable[[Sequence[TrialRecord]], MentionCounts]
+
+
+def condition_report(
+    records: Sequence[TrialRecord],
+    condition: str,
+    targets: Mapping[str, str],
+    mentions: MentionCounter | None = None,
+) -> ConditionReport:
+    """Metrics of one condition; `targets` maps each task id to its target object, `mentions` counts object
+    mention over one task's records when the domain has its own rule (HumanEval's failed test cases)."""
+    mine = [r for r in records if r.condition == condition]
+    if not mine:
+        raise ValueError(f"no record of condition {condition!r}.")
+    by_task: dict[str, list[TrialRecord]] = {}
+    for record in mine:
+        by_task.setdefault(record.task_id, []).append(record)
+    tasks = [
+        task_metrics(by_task[task], targets[task], mentions(by_task[task]) if mentions else None)
+        for task in sorted(by_task)
+    ]
+    pairs = [(t.rrr, t.reflections, t.trials) for t in tasks]
+    return ConditionReport(
+        condition=condition,
+        actor_model=mine[0].actor_model,
+        reflector_model=mine[0].reflector_model,
+        totals=condition_metrics(tasks),
+        spearman=[spearman_rrr_vs_trials(pairs, convention) for convention in SPEARMAN_CONVENTIONS],
+        tasks=tasks,
+    )
+
+
+def run_metrics(
+    records: Sequence[TrialRecord],
+    conditions: Sequence[str],
+    targets: Mapping[str, str],
+    trial_budget: int,
+    mentions: MentionCounter | None = None,
+) -> RunMetrics:
+    """One report per condition that has records, in the order given."""
+    present = {r.condition for r in records}
+    return RunMetrics(
+        trial_budget=trial_budget,
+        conditions=[condition_report(records, c, targets, mentions) for c in conditions if c in present],
+    )
+
+
+def write_metrics(run_dir: Path, metrics: RunMetrics) -> Path:
+    path = Path(run_dir) / METRICS_FILE
+    path.write_text(metrics.model_dump_json(indent=2))
+    return path

@@ -1,0 +1,36 @@
+"""The record schema and the durable trial log: what a run writes and every reader reads.
+
+`trial` holds TrialRecord, the manifest and the append-only log; `step`, `details`, `gate` and `usage` the models a
+record is made of; `canonical` the one JSON spelling ids and hashes are taken of. Models only, and the log: machinery
+(sandbox, gate store, LLM backends, actors) imports this package, never the reverse.
+"""
+
+from harness.records.trial import (
+    MANIFEST_FILE,
+    SCHEMA_VERSION,
+    TRIALS_FILE,
+    Manifest,
+    Timing,
+    TrialLog,
+    TrialRecord,
+    parse_trials,
+    read_manifest,
+    read_trials,
+    records_without_timing,
+    write_manifest,
+)
+
+__all__ = [
+    "MANIFEST_FILE",
+    "SCHEMA_VERSION",
+    "TRIALS_FILE",
+    "Manifest",
+    "Timing",
+    "TrialLog",
+    "TrialRecord",
+    "parse_trials",
+    "read_manifest",
+    "read_trials",
+    "records_without_timing",
+    "write_manifest",
+]

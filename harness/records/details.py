@@ -1,0 +1,65 @@
+"""Source-specific evidence a reflection leaves in its trial record (template parts, parser signals, gate outcome)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.domains.humaneval.models import CodeSignals
+from harness.records.gate import Dropped, Proposal
+from harness.domains.alfworld.signals import FailureSignals
+
+
+class TemplateParts(BaseModel):
+    """A grounded_template answer, parsed into its three parts."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["grounded_template"] = "grounded_template"
+    raw: str = Field(description="The model's answer exactly as returned.")
+    failed_step: str | None = Field(description="Text of the FAILED STEP part, or None if missing.")
+    root_cause: str | None = Field(description="Text of the ROOT CAUSE part, or None if missing.")
+    new_plan: str | None = Field(description="Text of the NEW PLAN part, or None if missing.")
+    matched_step: int | None = Field(description="1-based step whose action the FAILED STEP part quotes, or None.")
+    malformed: bool = Field(description="True when a part is missing or empty, or FAILED STEP names no step taken.")
+    problems: list[str] = Field(description="Why the answer is malformed, one reason per item.")
+    policy: Literal["skip", "keep_raw"] = Field(description="What was done with a malformed answer.")
+
+
+class ExtractedSignals(BaseModel):
+    """The failure signals the trajectory parser found and the reflector was shown."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["programmatic"] = "programmatic"
+    signals: FailureSignals = Field(description="Every signal, structured.")
+    rendered: str = Field(description="The lines injected into the reflection prompt.")
+
+
+class ExtractedCodeSignals(BaseModel):
+    """HumanEval: the failed asserts and exceptions of the internal-test run, as the reflector was shown them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["programmatic_code"] = "programmatic_code"
+    signals: CodeSignals = Field(description="Every signal, structured.")
+    rendered: str = Field(description="The lines injected into the reflection prompt.")
+
+
+class GateOutcome(BaseModel):
+    """What the memory gate did with a gated reflection's proposals."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["gated"] = "gated"
+    raw: str = Field(description="The model's answer exactly as returned.")
+    policy: Literal["auto", "owner"] = Field(description="Who promotes items that pass: the policy, or the owner.")
+    proposed: list[Proposal] = Field(description="Items whose quote was found in an outside turn: the pile.")
+    dropped: list[Dropped] = Field(description="Items refused by the quote check, each with its reason.")
+    approved: list[str] = Field(description="Ids of proposed items live in memory when the trial was recorded.")
+
+
+ReflectionDetails = Annotated[
+    Union[TemplateParts, ExtractedSignals, ExtractedCodeSignals, GateOutcome], Field(discriminator="kind")
+]

@@ -1,0 +1,193 @@
+"""Trial records and the run manifest: validated, schema-versioned, appended durably."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from harness.domains.humaneval.models import CodeAttempt
+from harness.errors import RecordCorruptError
+from harness.records.details import ReflectionDetails
+from harness.records.step import Step
+from harness.records.usage import Usage
+
+# 2: reflection_details and attempt_details added. 3: retries, the gate outcome among reflection_details, and
+# usage split by role.
+SCHEMA_VERSION = 3
+TRIALS_FILE = "trials.jsonl"
+MANIFEST_FILE = "manifest.json"
+
+
+class Timing(BaseModel):
+    """Wall-clock figures; the only part of a record that differs between replays."""
+
+    wall_s: float = Field(0.0, description="Seconds from the trial's start to its record.")
+    env_s: float = Field(0.0, description="Seconds spent inside the environment (reset + step).")
+    llm_s: float = Field(0.0, description="Seconds spent waiting on the LLM in this process (cache hits are near 0).")
+
+
+class TrialRecord(BaseModel):
+    """One (task, condition, trial): what the actor saw, did, and wrote down afterwards."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = Field(SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION, description="Version of this record layout.")
+    task_id: str = Field(description="Game folder name (task folder/trial folder) or problem id.")
+    condition: str = Field(description="Condition name (configs/strategy/<name>.yaml).")
+    trial: int = Field(ge=0, description="0-based trial index.")
+    success: bool = Field(description="Whether the environment reported the task won.")
+    end_reason: str = Field(description="won | exhausted (repeated action) | max_steps | context_overflow.")
+    steps: int = Field(ge=0, description="Actions taken in the episode.")
+    task_text: str = Field(description="The task sentence the actor was given.")
+    trajectory: list[Step] = Field(description="Action/observation pairs in order.")
+    memory: list[str] = Field(description="Reflections the actor saw in its prompt (the memory window).")
+    reflection: str | None = Field(description="Reflection written after this trial, or null if none.")
+    reflection_details: ReflectionDetails | None = Field(
+        None, description="What the source kept beside it: template parts, parser signals; null for plain text."
+    )
+    attempt_details: CodeAttempt | None = Field(
+        None, description="HumanEval: internal tests, code, sandbox verdicts and signals; null on ALFWorld."
+    )
+    actor_model: str = Field(description="Identity of the actor model.")
+    reflector_model: str = Field(description="Identity of the reflector model.")
+    usage: Usage = Field(description="Prompt and completion tokens over all LLM calls of this trial.")
+    actor_usage: Usage | None = Field(
+        None, description="The actor's part of `usage`, priced at the actor model's rate (null before schema 3)."
+    )
+    reflector_usage: Usage | None = Field(
+        None, description="The reflector's part of `usage`, priced at the reflector model's rate (null before schema 3)."
+    )
+    llm_calls: int = Field(ge=0, description="LLM calls made for this trial (actor and reflector).")
+    cache_hits: int = Field(ge=0, description="Calls answered from the cache.")
+    retries: int = Field(
+        0, ge=0, description="Failed model attempts retried before this trial's answers (0 for cache hits)."
+    )
+    llm_latency_s: float = Field(description="Sum of the recorded model latencies (the original call's for hits).")
+    timing: Timing = Field(default_factory=Timing, description="Wall-clock figures for this run.")
+
+    @model_validator(mode="after")
+    def _roles_add_up(self) -> TrialRecord:
+        # Costs are priced per role; a split that disagrees with the total would price tokens that never existed.
+        split = (self.actor_usage, self.reflector_usage)
+        if self.schema_version >= 3 and None in split:
+            raise ValueError("a schema 3 record needs actor_usage and reflector_usage")
+        if None not in split and self.actor_usage + self.reflector_usage != self.usage:  # type: ignore[operator]
+            raise ValueError("usage must be the sum of actor_usage and reflector_usage")
+        return self
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.task_id, self.condition, self.trial)
+
+
+class Manifest(BaseModel):
+    """What a run was: its resolved config and the versions of everything that shaped it."""
+
+    schema_version: int = SCHEMA_VERSION
+    config: dict[str, Any] = Field(description="The resolved, validated configuration.")
+    package_versions: dict[str, str] = Field(description="Installed versions of the packages that matter.")
+    git_commit: str | None = Field(description="Commit of the harness checkout, with '-dirty' if modified.")
+    data_hashes: dict[str, str] = Field(description="SHA-256 of the games and prompts used.")
+    started_at: datetime
+    ended_at: datetime | None = None
+    resumed_from: int = Field(0, description="Records already present when this invocation started.")
+    status: str = Field("running", description="running | finished | failed")
+
+
+class TrialLog:
+    """Append-only `trials.jsonl`: every line one validated TrialRecord.
+
+    A crash can leave a torn final line (no newline, or not valid JSON); it is
+    cut away with a warning on open. A bad line anywhere else is corruption and
+    raises, because silently skipping it would lose or duplicate a trial.
+    """
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = Path(run_dir) / TRIALS_FILE
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.records: list[TrialRecord] = self._load()
+
+    def _load(self) -> list[TrialRecord]:
+        if not self.path.exists():
+            return []
+        data = self.path.read_bytes()
+        records, tail = parse_trials(data, self.path)
+        if tail:
+            warnings.warn(f"{self.path}: dropped a torn last line of {len(tail)} bytes left by an interrupted write.")
+            with self.path.open("r+b") as handle:
+                handle.truncate(len(data) - len(tail))
+                handle.flush()
+                os.fsync(handle.fileno())
+        return records
+
+    def keys(self) -> set[tuple[str, str, int]]:
+        return {record.key for record in self.records}
+
+    def append(self, record: TrialRecord) -> None:
+        """Write one record and make it durable before returning."""
+        if record.key in self.keys():
+            raise RecordCorruptError(f"refusing to record trial {record.key} twice in {self.path}.")
+        line = record.model_dump_json() + "\n"
+        with self.path.open("ab") as handle:
+            handle.write(line.encode())
+            handle.flush()
+            os.fsync(handle.fileno())
+        self.records.append(record)
+
+
+def parse_trials(data: bytes, path: Path) -> tuple[list[TrialRecord], bytes]:
+    """The records of a trials.jsonl's bytes, and its unterminated tail (b"" when it ends with a newline).
+
+    A bad complete line or a repeated key is corruption: RecordCorruptError naming the line.
+    """
+    lines = data.split(b"\n")
+    tail = lines.pop()
+    records: list[TrialRecord] = []
+    seen: set[tuple[str, str, int]] = set()
+    for number, raw in enumerate(lines, start=1):
+        try:
+            record = TrialRecord.model_validate_json(raw)
+        except ValueError as error:
+            raise RecordCorruptError(
+                f"{path} line {number} is not a valid trial record ({error.__class__.__name__}); "
+                "fix or remove that line by hand, nothing was changed."
+            ) from error
+        if record.key in seen:
+            raise RecordCorruptError(f"{path} holds trial {record.key} twice.")
+        seen.add(record.key)
+        records.append(record)
+    return records, tail
+
+
+def read_trials(run_dir: Path) -> list[TrialRecord]:
+    """All complete records of a run, validated, without writing anything.
+
+    Safe on a run that is still recording: a last line still being written is left out, not cut.
+    """
+    path = Path(run_dir) / TRIALS_FILE
+    return parse_trials(path.read_bytes(), path)[0] if path.is_file() else []
+
+
+def write_manifest(run_dir: Path, manifest: Manifest) -> None:
+    """Replace the manifest atomically so a crash never leaves half of it."""
+    path = Path(run_dir) / MANIFEST_FILE
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(manifest.model_dump_json(indent=2))
+    with tmp.open("rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def read_manifest(run_dir: Path) -> Manifest | None:
+    path = Path(run_dir) / MANIFEST_FILE
+    return Manifest.model_validate_json(path.read_text()) if path.exists() else None
+
+
+def records_without_timing(records: Iterable[TrialRecord]) -> list[dict[str, Any]]:
+    """Records as dicts minus wall-clock timing, sorted by key: what replays must reproduce."""
+    return [r.model_dump(exclude={"timing"}) for r in sorted(records, key=lambda r: r.key)]

@@ -1,0 +1,111 @@
+"""summary.md: a run's headline figures, its condition table, the task x condition RRR grid, tokens and cost."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from harness.config import RunConfig
+from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, condition_usage
+from harness.metrics.run import RunMetrics
+from harness.records import TrialRecord
+from harness.report.cost_table import usage_table
+from harness.report.tables import conditions_table, rrr_grid
+
+SUMMARY_FILE = "summary.md"
+
+
+class ConditionSummary(BaseModel):
+    """Headline figures of one condition."""
+
+    condition: str
+    tasks: int
+    solved: int
+    solved_by_trial: list[int] = Field(description="Tasks solved by the end of each trial, cumulative.")
+    reflections: int
+    usage: UsageTotals = Field(description="LLM calls, cache hits, tokens, and their estimated cost at list price.")
+
+
+class RunSummary(BaseModel):
+    """Per-run headline figures, also written as summary.md."""
+
+    trials: int
+    records: int
+    conditions: list[ConditionSummary]
+    llm_calls: int
+    cache_hits: int
+    prompt_tokens: int
+    completion_tokens: int
+    env_s: float
+    llm_s: float
+    wall_s: float
+
+
+def condition_summary(
+    records: list[TrialRecord], condition: str, tasks: int, trials: int, prices: ConditionPrices
+) -> ConditionSummary:
+    mine = [r for r in records if r.condition == condition]
+    solved_by_trial = [len({r.task_id for r in mine if r.success and r.trial <= t}) for t in range(trials)]
+    return ConditionSummary(
+        condition=condition,
+        tasks=tasks,
+        solved=solved_by_trial[-1] if solved_by_trial else 0,
+        solved_by_trial=solved_by_trial,
+        reflections=sum(r.reflection is not None for r in mine),
+        usage=condition_usage(mine, prices),
+    )
+
+
+def summarize(
+    records: list[TrialRecord], conditions: list[str], tasks: int, trials: int, prices: dict[str, ConditionPrices]
+) -> RunSummary:
+    return RunSummary(
+        trials=trials,
+        records=len(records),
+        conditions=[condition_summary(records, c, tasks, trials, prices[c]) for c in conditions],
+        llm_calls=sum(r.llm_calls for r in records),
+        cache_hits=sum(r.cache_hits for r in records),
+        prompt_tokens=sum(r.usage.prompt_tokens for r in records),
+        completion_tokens=sum(r.usage.completion_tokens for r in records),
+        env_s=round(sum(r.timing.env_s for r in records), 2),
+        llm_s=round(sum(r.timing.llm_s for r in records), 2),
+        wall_s=round(sum(r.timing.wall_s for r in records), 2),
+    )
+
+
+def summary_markdown(summary: RunSummary, metrics: RunMetrics, config: RunConfig) -> str:
+    names = ", ".join(c.name for c in config.conditions)
+    lines = [
+        f"# Run summary: {names} on {config.env.name}",
+        "",
+        f"- run models: actor {config.actor.name}, reflector {config.reflector.name}",
+        f"- tasks: {summary.conditions[0].tasks if summary.conditions else 0}; trials: {summary.trials}; "
+        f"records: {summary.records}",
+    ]
+    for c in summary.conditions:
+        by_trial = ", ".join(f"trial {t}: {n}" for t, n in enumerate(c.solved_by_trial))
+        lines.append(
+            f"- {c.condition}: solved {c.solved}/{c.tasks} (cumulative by trial: {by_trial}); "
+            f"reflections written: {c.reflections}"
+        )
+    lines += [
+        f"- LLM calls: {summary.llm_calls} ({summary.cache_hits} from cache); "
+        f"tokens: {summary.prompt_tokens} prompt, {summary.completion_tokens} completion",
+        f"- seconds in ALFWorld: {summary.env_s}; waiting on the LLM: {summary.llm_s}; "
+        f"trial wall time: {summary.wall_s}",
+        "",
+        "## Conditions",
+        "",
+        conditions_table(metrics.conditions),
+        "",
+        "## Reflection repetition per task",
+        "",
+        rrr_grid(metrics.conditions),
+        "",
+        "## Tokens and estimated cost",
+        "",
+        usage_table(
+            [(c.condition, c.usage) for c in summary.conditions], condition_prices(config.model_dump(mode="json")).values()
+        ),
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,63 @@
+"""Markdown tables of a run's metrics: the condition comparison and the per-task RRR grid."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness.metrics.core import MentionCounts
+from harness.metrics.run import ConditionReport
+
+
+def _ratio(numerator: int, denominator: int) -> str:
+    return f"{numerator}/{denominator}" + (f" ({numerator / denominator:.0%})" if denominator else "")
+
+
+def _rrr(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.2f}"
+
+
+def _mention(counts: MentionCounts, variant: str) -> str:
+    return _ratio(getattr(counts, variant), counts.reflections)
+
+
+def conditions_table(reports: Sequence[ConditionReport]) -> str:
+    """One row per condition: solved, object mention (strict and normalized), average RRR, frozen, malformed."""
+    lines = [
+        "| condition | actor / reflector | solved / tasks | object mention, strict | object mention, normalized "
+        "| average RRR (tasks with RRR) | frozen | malformed answers |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for report in reports:
+        t = report.totals
+        models = report.actor_model if report.actor_model == report.reflector_model else (
+            f"{report.actor_model} / {report.reflector_model}"
+        )
+        lines.append(
+            f"| {report.condition} | {models} | {_ratio(t.solved, t.tasks)} | {_mention(t.mentions, 'strict')} "
+            f"| {_mention(t.mentions, 'normalized')} | {_rrr(t.mean_rrr)} ({t.rrr_defined}) "
+            f"| {t.frozen}/{t.rrr_defined} | {t.malformed} |"
+        )
+    lines += [
+        "",
+        "Object mention: reflections naming the task's target object / reflections written. strict: the CamelCase "
+        "name as a case-sensitive substring (the study's rule); normalized: case-insensitive, joined or spaced "
+        "words. Average RRR is over tasks with at least two reflections (count in brackets); RRR is undefined, "
+        "not 0, below that. Frozen: RRR >= 0.5, over tasks with a defined RRR.",
+    ]
+    return "\n".join(lines)
+
+
+def rrr_grid(reports: Sequence[ConditionReport]) -> str:
+    """Tasks down, conditions across: each cell the task's RRR and reflection count, S if solved."""
+    conditions = [r.condition for r in reports]
+    cells: dict[str, dict[str, str]] = {}
+    for report in reports:
+        for task in report.tasks:
+            solved = f", S@{task.solved_trial}" if task.solved_trial is not None else ""
+            cells.setdefault(task.task_id, {})[report.condition] = f"{_rrr(task.rrr)} ({task.reflections}{solved})"
+    lines = ["| task | " + " | ".join(conditions) + " |", "|---|" + "---|" * len(conditions)]
+    for task_id in sorted(cells):
+        row = [cells[task_id].get(c, "-") for c in conditions]
+        lines.append(f"| {task_id} | " + " | ".join(row) + " |")
+    lines += ["", "Each cell: RRR (reflections written, S@t when solved in 0-based trial t)."]
+    return "\n".join(lines)

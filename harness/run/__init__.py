@@ -1,0 +1,1 @@
+"""One run: the plan, the trial loop, resuming, the run-directory lock, progress lines and the checks before work."""

@@ -1,0 +1,128 @@
+"""One run: validate, plan, build the models, loop, and leave trials, manifest and summary behind."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+from pathlib import Path
+
+from harness.config import Condition, RunConfig
+from harness.domains.registry import build_domain
+from harness.gate.memory import GatedMemory
+from harness.llm import CacheStore
+from harness.llm.pool import LLMPool
+from harness.metrics.cost import condition_prices
+from harness.metrics.run import run_metrics, write_metrics
+from harness.records import Manifest, TrialLog, write_manifest
+from harness.reflection import ReflectionSource, get_source
+from harness.report import write_report
+from harness.report.summary import SUMMARY_FILE, RunSummary, summarize, summary_markdown
+from harness.run.lock import RunLock
+from harness.run.loop import ConditionRun, LoopSettings, run_loop
+from harness.run.preflight import check_models
+from harness.run.progress import Progress
+from harness.run.provenance import git_commit, package_versions
+from harness.run.resume import check_resumable, read_previous_manifest
+
+log = logging.getLogger(__name__)
+
+GATE_DIR = "gate"
+
+
+def condition_gate(condition: Condition, source: ReflectionSource, run_dir: Path) -> GatedMemory | None:
+    """The gate store of a gated condition (`<run_dir>/gate/<condition>/`), or None for the others."""
+    if not source.needs_gate:
+        return None
+    policy = source.options.policy  # type: ignore[attr-defined]
+    return GatedMemory(run_dir / GATE_DIR / condition.name, policy, source.memory_window)
+
+
+def condition_run(condition: Condition, pool: LLMPool, run_dir: Path) -> ConditionRun:
+    source = get_source(condition.source)(condition.memory_window, condition.options)
+    actor_llm = pool.get("actor", condition.actor)
+    return ConditionRun(
+        gate=condition_gate(condition, source, run_dir),
+        name=condition.name,
+        source=source,
+        actor_llm=actor_llm,
+        reflector_llm=pool.get("reflector", condition.reflector) if source.uses_memory else actor_llm,
+        actor_model=condition.actor.name,
+        reflector_model=condition.reflector.name if source.uses_memory else "none",
+        reflector_stop=tuple(condition.reflector.reflector_stop),
+    )
+
+
+class Experiment:
+    """A validated, planned run: games chosen, models set up, earlier records read.
+
+    Everything that can fail on bad input happens here, before anything is written.
+    """
+
+    def __init__(self, config: RunConfig, run_dir: Path) -> None:
+        self.config = config
+        self.run_dir = run_dir
+        self.domain = build_domain(config.env, config.experiment.trials)
+        self.resolved = config.model_dump(mode="json")
+        self.previous = read_previous_manifest(run_dir)
+        if self.previous is not None:
+            self.resolved = check_resumable(self.previous.config, self.resolved)
+        check_models(config)
+        # One store per run: every model reads the same file, so it is loaded once.
+        models = [model for c in config.conditions for model in (c.actor, c.reflector)]
+        pool = LLMPool(CacheStore(Path(config.llm.cache.path)), config.llm.cache.mode, models)
+        self.conditions = [condition_run(condition, pool, run_dir) for condition in config.conditions]
+        # The first write into the run directory: reading trials.jsonl may cut a torn line.
+        self.lock = RunLock.acquire(run_dir)
+        try:
+            self.trial_log = TrialLog(run_dir)
+        except BaseException:
+            self.lock.release()
+            raise
+        self.settings = LoopSettings(
+            trials=config.experiment.trials,
+            max_concurrency=config.experiment.max_concurrency,
+            seed=config.experiment.seed,
+        )
+
+    def run(self) -> RunSummary:
+        """Play every pending trial, then write metrics and summary; the run directory is released after."""
+        try:
+            return self._run()
+        finally:
+            self.lock.release()
+
+    def _run(self) -> RunSummary:
+        """The run itself; the manifest records how it ended."""
+        manifest = Manifest(
+            config=self.resolved,
+            package_versions=package_versions(),
+            git_commit=git_commit(),
+            data_hashes=self.domain.data_hashes(),
+            started_at=self.previous.started_at if self.previous else datetime.now(timezone.utc),
+            resumed_from=len(self.trial_log.records),
+        )
+        write_manifest(self.run_dir, manifest)
+        if self.trial_log.records:
+            log.info("resuming: %d trial(s) already recorded", len(self.trial_log.records))
+        progress = Progress(self.settings.trials, self.config.progress)
+        try:
+            run_loop(self.domain, self.conditions, self.trial_log, self.settings, progress)
+            # Metrics and summary come before "finished": a run killed while writing them must not claim to
+            # be done, or no one would resume it to complete them.
+            records = self.trial_log.records
+            names = [c.name for c in self.conditions]
+            tasks = self.domain.task_ids()
+            targets = {task: self.domain.target(task) for task in tasks}
+            metrics = run_metrics(records, names, targets, self.settings.trials, self.domain.mentions)
+            write_metrics(self.run_dir, metrics)
+            summary = summarize(records, names, len(tasks), self.settings.trials, condition_prices(self.resolved))
+            (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config))
+        except BaseException:
+            ended = {"status": "failed", "ended_at": datetime.now(timezone.utc)}
+            write_manifest(self.run_dir, manifest.model_copy(update=ended))
+            raise
+        ended = {"status": "finished", "ended_at": datetime.now(timezone.utc)}
+        write_manifest(self.run_dir, manifest.model_copy(update=ended))
+        # The report shows the manifest's status, so it comes after; `python -m harness.report` redoes it.
+        write_report([self.run_dir], self.run_dir)
+        return summary

@@ -1,0 +1,229 @@
+"""The Reflexion loop: trials x conditions x unsolved tasks through a bounded pool, one durable record each."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.domains.base import Domain
+from harness.gate.memory import GatedMemory
+from harness.llm import CachedLLM, CallContext, Usage
+from harness.run.memory import memory_window
+from harness.llm.metering import MeteredLLM
+from harness.run.progress import Progress
+from harness.records import Timing, TrialLog, TrialRecord
+from harness.reflection import Reflection, ReflectionInput, ReflectionSource
+
+
+class LoopSettings(BaseModel):
+    """What the loop needs from the run configuration."""
+
+    model_config = ConfigDict(frozen=True)
+
+    trials: int
+    max_concurrency: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class ConditionRun:
+    """A condition ready to play: its reflection source and the two models it uses."""
+
+    name: str
+    source: ReflectionSource
+    actor_llm: CachedLLM
+    reflector_llm: CachedLLM
+    actor_model: str
+    reflector_model: str
+    reflector_stop: tuple[str, ...] = ()
+    """Stop strings added to the reflector's completion requests (its model's `reflector_stop`)."""
+    gate: GatedMemory | None = None
+    """Gated conditions: the gate their reflections pass through and their actor's memory comes from."""
+
+    def memory(self, task_id: str, history: TaskHistory) -> list[str]:
+        """The reflections the actor and reflector read in this trial."""
+        if self.gate is not None:
+            return self.gate.window(task_id)
+        if not self.source.uses_memory:
+            return []
+        return memory_window(history.reflections, self.source.memory_window)
+
+
+class TaskHistory(BaseModel):
+    """What earlier trials of one task under one condition left behind."""
+
+    records: list[TrialRecord]
+    reflections: list[str]
+    finished: bool
+
+
+def trial_seed(run_seed: int, trial: int) -> int:
+    """The sampling seed of one trial's requests: the run's seed in trial 0, its own one in every later trial.
+
+    Reflexion asked the model afresh in every trial. The seed is part of each request and of its cache key, so
+    under `llm.cache.mode=auto` trial t is a new sample, never a replay of trial 0's answer to the same prompt.
+    Trial 0's requests are the same in every condition and stay shared: common random numbers.
+    """
+    if trial == 0:
+        return run_seed
+    digest = hashlib.sha256(f"{run_seed}/{trial}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") >> 1  # 31 bits: a seed every backend accepts
+
+
+def task_history(
+    records: Sequence[TrialRecord], task_id: str, condition: str, before_trial: int, domain: Domain
+) -> TaskHistory:
+    """Records, reflections (in trial order) and whether the task is over, from the trials before one."""
+    mine = sorted(
+        (r for r in records if r.task_id == task_id and r.condition == condition and r.trial < before_trial),
+        key=lambda r: r.trial,
+    )
+    return TaskHistory(
+        records=mine,
+        reflections=[r.reflection for r in mine if r.reflection is not None],
+        finished=any(domain.finished(r.success, r.end_reason) for r in mine),
+    )
+
+
+def play_trial(
+    domain: Domain,
+    task_id: str,
+    trial: int,
+    history: TaskHistory,
+    condition: ConditionRun,
+    settings: LoopSettings,
+    progress: Progress,
+) -> TrialRecord:
+    """Play one trial of one task under one condition and reflect on it if it failed."""
+    started = time.perf_counter()
+    source = condition.source
+    window = condition.memory(task_id, history)
+    seed = trial_seed(settings.seed, trial)
+    context = CallContext(task_id=task_id, trial=trial, condition=condition.name, role="actor")
+    actor = MeteredLLM(condition.actor_llm, context)
+    reflector = MeteredLLM(
+        condition.reflector_llm, context.model_copy(update={"role": "reflector"}), condition.reflector_stop
+    )
+    attempt = domain.play(
+        task_id,
+        window,
+        history.records,
+        actor,
+        seed,
+        on_step=lambda step: progress.step(f"{condition.name} {task_id}", trial, step),
+    )
+    reflection = Reflection(text=None)
+    last_trial = trial == settings.trials - 1
+    if not domain.finished(attempt.success, attempt.end_reason) and (domain.reflects_after_last_trial or not last_trial):
+        reflection = source.reflect(
+            ReflectionInput(
+                domain=domain.name,
+                task_id=task_id,
+                task_text=attempt.task_text,
+                scenario=attempt.scenario,
+                trajectory=attempt.trajectory,
+                end_reason=attempt.end_reason,
+                max_steps=domain.max_steps,
+                evidence=attempt.details.signals if attempt.details else None,
+                memory=window,
+                seed=seed,
+            ),
+            reflector,
+        )
+        if condition.gate is not None:
+            reflection = condition.gate.admit(task_id, trial, reflection)
+    meters = (actor, reflector)
+    return TrialRecord(
+        task_id=task_id,
+        condition=condition.name,
+        trial=trial,
+        success=attempt.success,
+        end_reason=attempt.end_reason,
+        steps=len(attempt.trajectory),
+        task_text=attempt.task_text,
+        trajectory=attempt.trajectory,
+        memory=window,
+        reflection=reflection.text,
+        reflection_details=reflection.details,
+        attempt_details=attempt.details,
+        actor_model=condition.actor_model,
+        reflector_model=condition.reflector_model,
+        usage=sum((m.usage for m in meters), Usage()),
+        actor_usage=actor.usage,
+        reflector_usage=reflector.usage,
+        llm_calls=sum(m.calls for m in meters),
+        cache_hits=sum(m.cache_hits for m in meters),
+        retries=sum(m.retries for m in meters),
+        llm_latency_s=round(sum(m.latency_s for m in meters), 6),
+        timing=Timing(
+            wall_s=time.perf_counter() - started,
+            env_s=attempt.env_s,
+            llm_s=sum(m.wait_s for m in meters),
+        ),
+    )
+
+
+PendingTrial = tuple[ConditionRun, str, TaskHistory]
+
+
+def pending_trials(
+    domain: Domain, conditions: Sequence[ConditionRun], trial_log: TrialLog, trial: int
+) -> list[PendingTrial]:
+    """(condition, task) pairs still to play in this trial, condition by condition: not recorded, not over."""
+    done = trial_log.keys()
+    pending = []
+    for condition in conditions:
+        for task_id in domain.task_ids():
+            if (task_id, condition.name, trial) in done:
+                continue
+            history = task_history(trial_log.records, task_id, condition.name, trial, domain)
+            if not history.finished:
+                pending.append((condition, task_id, history))
+    return pending
+
+
+def run_loop(
+    domain: Domain,
+    conditions: Sequence[ConditionRun],
+    trial_log: TrialLog,
+    settings: LoopSettings,
+    progress: Progress,
+) -> None:
+    """Run every trial of every condition; records are appended by this thread only, as trials finish.
+
+    Trial t of every condition runs before trial t + 1 of any, so an interrupted study has
+    comparable progress in all conditions.
+    """
+    for trial in range(settings.trials):
+        pending = pending_trials(domain, conditions, trial_log, trial)
+        if not pending:
+            continue
+        progress.trial_started(trial, len(pending))
+        with ThreadPoolExecutor(max_workers=settings.max_concurrency) as pool:
+            futures: set[Future[TrialRecord]] = {
+                pool.submit(play_trial, domain, task_id, trial, history, condition, settings, progress)
+                for condition, task_id, history in pending
+            }
+            first_error: BaseException | None = None
+            while futures:
+                finished, futures = wait(futures, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    if future.cancelled():
+                        continue
+                    error = future.exception()
+                    if error is not None:
+                        # Keep what already finished: stop starting new trials, record the running ones.
+                        first_error = first_error or error
+                        for waiting in futures:
+                            waiting.cancel()
+                        continue
+                    record = future.result()
+                    trial_log.append(record)
+                    progress.trial_done(record)
+            if first_error is not None:
+                raise first_error

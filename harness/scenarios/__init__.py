@@ -1,0 +1,1 @@
+"""Scenarios: runs that are not trials of a task set (the planted-question reflection)."""

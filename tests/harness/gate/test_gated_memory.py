@@ -1,0 +1,75 @@
+"""The gate between a gated condition's reflections and its actor's memory, on a real store on disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.gate import GateStore, Turn
+from harness.gate.memory import GatedMemory
+from harness.reflection import GateAnswer, Reflection
+from harness.records.details import GateOutcome
+
+TURNS = [
+    Turn(id=1, role="environment", text="Your task is to: put a clean mug in coffeemachine."),
+    Turn(id=2, role="agent", text="> go to countertop 1"),
+    Turn(id=3, role="environment", text="On the countertop 1, you see a bread 1, and a knife 1."),
+]
+GOOD = {
+    "lesson": "The mug is not on countertop 1.",
+    "evidence": {"turn": 3, "quote": "you see a bread 1, and a knife 1."},
+}
+SECOND = {"lesson": "The task wants a clean mug.", "evidence": {"turn": 1, "quote": "put a clean mug in coffeemachine"}}
+OWN = {"lesson": "I went to the countertop.", "evidence": {"turn": 2, "quote": "> go to countertop 1"}}
+
+
+def proposals(*items: object) -> Reflection:
+    return Reflection(text=None, gate_answer=GateAnswer(raw="(answer)", turns=TURNS, candidates=list(items)))
+
+
+def test_auto_policy_makes_what_passes_live_and_records_the_drop(tmp_path: Path) -> None:
+    gate = GatedMemory(tmp_path / "gate", "auto", window=3)
+    reflection = gate.admit("task-a", 0, proposals(GOOD, OWN))
+    outcome = reflection.details
+    assert isinstance(outcome, GateOutcome)
+    assert [p.lesson for p in outcome.proposed] == [GOOD["lesson"]]
+    assert [d.reason for d in outcome.dropped] == ["not an outside turn"]
+    assert outcome.approved == [outcome.proposed[0].id]
+    assert reflection.text == GOOD["lesson"]
+    assert gate.window("task-a") == [GOOD["lesson"]]
+    assert gate.window("task-b") == [], "live memory is per task"
+
+
+def test_owner_policy_leaves_items_in_the_pile_until_the_owner_approves(tmp_path: Path) -> None:
+    gate = GatedMemory(tmp_path / "gate", "owner", window=3)
+    reflection = gate.admit("task-a", 0, proposals(GOOD))
+    assert reflection.text is None and isinstance(reflection.details, GateOutcome)
+    assert reflection.details.approved == []
+    assert gate.window("task-a") == []
+    store = GateStore.open(tmp_path / "gate")
+    [pending] = store.pending()
+    store.decide(pending.id, "APPROVE", reviewer="owner")
+    assert gate.window("task-a") == [GOOD["lesson"]]
+
+
+def test_the_window_groups_lessons_by_trial_and_keeps_the_last_ones(tmp_path: Path) -> None:
+    gate = GatedMemory(tmp_path / "gate", "auto", window=2)
+    gate.admit("task-a", 0, proposals(GOOD))
+    gate.admit("task-a", 1, proposals(GOOD, SECOND))
+    gate.admit("task-a", 2, proposals(SECOND))
+    assert gate.window("task-a") == [f"{GOOD['lesson']} {SECOND['lesson']}", SECOND["lesson"]]
+
+
+def test_admitting_a_trial_again_after_a_crash_decides_nothing_twice(tmp_path: Path) -> None:
+    gate = GatedMemory(tmp_path / "gate", "auto", window=3)
+    first = gate.admit("task-a", 0, proposals(GOOD, SECOND))
+    again = GatedMemory(tmp_path / "gate", "auto", window=3).admit("task-a", 0, proposals(GOOD, SECOND))
+    assert again == first
+    store = GateStore.open(tmp_path / "gate")
+    assert len(store.decisions()) == 2 and store.verify().ok
+    assert len(store.proposals()) == 2
+
+
+def test_a_window_of_zero_reads_nothing(tmp_path: Path) -> None:
+    gate = GatedMemory(tmp_path / "gate", "auto", window=0)
+    gate.admit("task-a", 0, proposals(GOOD))
+    assert gate.window("task-a") == []

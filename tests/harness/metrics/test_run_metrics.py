@@ -1,0 +1,103 @@
+"""Per-condition metrics of a run, Spearman's conventions, and the tables drawn from them."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from scipy.stats import spearmanr
+
+from harness.metrics.core import spearman_rrr_vs_trials
+from harness.records.details import TemplateParts
+from harness.metrics.run import METRICS_FILE, RunMetrics, run_metrics, write_metrics
+from harness.report.tables import conditions_table, rrr_grid
+from tests.harness.factories import make_record
+
+SAME = "Go to cabinet 1, take the SaltShaker, put it in cabinet 2."
+MALFORMED = TemplateParts(
+    raw="FAILED STEP: nothing",
+    failed_step="nothing",
+    root_cause=None,
+    new_plan=None,
+    matched_step=None,
+    malformed=True,
+    problems=["no ROOT CAUSE part", "no NEW PLAN part"],
+    policy="skip",
+)
+
+
+def records():
+    frozen = [make_record(t, SAME, task="salt") for t in range(3)]
+    solved = [
+        make_record(0, "look in the drawer for a saltshaker", task="pepper"),
+        make_record(1, None, True, "pepper"),
+    ]
+    template = [
+        make_record(0, None, task="salt", condition="grounded_template", details=MALFORMED),
+        make_record(
+            1, "FAILED STEP: > go to cabinet 1\nROOT CAUSE: x\nNEW PLAN: y", task="salt", condition="grounded_template"
+        ),
+        make_record(2, None, True, "salt", condition="grounded_template"),
+    ]
+    return frozen + solved + template
+
+
+TARGETS = {"salt": "SaltShaker", "pepper": "SaltShaker"}
+
+
+def test_each_condition_reports_counts_with_their_denominators(tmp_path: Path) -> None:
+    metrics = run_metrics(records(), ["self_diagnosis", "grounded_template", "no_memory"], TARGETS, trial_budget=3)
+    assert [r.condition for r in metrics.conditions] == ["self_diagnosis", "grounded_template"]
+    diagnosis, template = metrics.conditions
+    t = diagnosis.totals
+    assert (t.tasks, t.solved, t.rrr_defined, t.mean_rrr, t.frozen, t.malformed) == (2, 1, 1, 1.0, 1, 0)
+    assert (t.mentions.reflections, t.mentions.strict, t.mentions.normalized) == (4, 3, 4)
+    assert [(task.task_id, task.trials, task.reflections) for task in diagnosis.tasks] == [
+        ("pepper", 2, 1),
+        ("salt", 3, 3),
+    ]
+    assert template.totals.malformed == 1 and template.totals.solved == 1 and template.totals.mean_rrr is None
+    path = write_metrics(tmp_path, metrics)
+    assert path == tmp_path / METRICS_FILE
+    assert RunMetrics.model_validate(json.loads(path.read_text())) == metrics
+
+
+def test_the_table_shows_strict_and_normalized_mention_side_by_side() -> None:
+    table = conditions_table(run_metrics(records(), ["self_diagnosis", "grounded_template"], TARGETS, 3).conditions)
+    rows = table.splitlines()
+    assert rows[2] == "| self_diagnosis | m | 1/2 (50%) | 3/4 (75%) | 4/4 (100%) | 1.00 (1) | 1/1 | 0 |"
+    assert rows[3] == "| grounded_template | m | 1/1 (100%) | 0/1 (0%) | 0/1 (0%) | undefined (0) | 0/0 | 1 |"
+    assert "undefined, not 0" in table
+
+
+def test_the_grid_marks_solved_tasks_and_undefined_rrr() -> None:
+    grid = rrr_grid(run_metrics(records(), ["self_diagnosis", "grounded_template"], TARGETS, 3).conditions).splitlines()
+    assert grid[2] == "| pepper | undefined (1, S@1) | - |"
+    assert grid[3] == "| salt | 1.00 (3) | undefined (1, S@2) |"
+
+
+PAIRS = [(1.0, 5, 10), (0.75, 5, 9), (0.5, 3, 4), (0.0, 2, 2), (None, 1, 3), (None, 1, 2), (None, 0, 1)]
+
+
+def test_spearman_over_tasks_with_rrr_matches_scipy_on_those_tasks() -> None:
+    result = spearman_rrr_vs_trials(PAIRS, "tasks_with_rrr")
+    expected = spearmanr([1.0, 0.75, 0.5, 0.0], [10, 9, 4, 2])
+    assert result.n == 4 and math.isclose(result.rho, expected.statistic) and math.isclose(result.p, expected.pvalue)
+    assert result.rho == pytest.approx(1.0)
+
+
+def test_spearman_with_memory_counts_a_single_reflection_as_rrr_zero() -> None:
+    result = spearman_rrr_vs_trials(PAIRS, "tasks_with_memory_rrr0")
+    expected = spearmanr([1.0, 0.75, 0.5, 0.0, 0.0, 0.0], [10, 9, 4, 2, 3, 2])
+    assert result.n == 6 and math.isclose(result.rho, expected.statistic)
+
+
+def test_spearman_is_undefined_for_too_few_or_constant_points() -> None:
+    assert spearman_rrr_vs_trials(PAIRS[:2], "tasks_with_rrr").rho is None
+    constant = [(1.0, 2, 3), (1.0, 2, 4), (1.0, 2, 5)]
+    result = spearman_rrr_vs_trials(constant, "tasks_with_rrr")
+    assert (result.n, result.rho, result.p) == (3, None, None)
+    with pytest.raises(ValueError, match="unknown convention"):
+        spearman_rrr_vs_trials(PAIRS, "all")  # type: ignore[arg-type]

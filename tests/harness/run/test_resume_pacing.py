@@ -1,0 +1,33 @@
+"""Resuming under other rate limits or prices: they pace and price calls but change no finished trial."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.run.resume import config_changes
+
+
+def config(**model_fields: Any) -> dict[str, Any]:
+    model = {"name": "gpt-4o-mini", "model": "gpt-4o-mini", **model_fields}
+    return {
+        "actor": model,
+        "reflector": model,
+        "conditions": [{"name": "self_diagnosis", "actor": model, "reflector": model}],
+        "experiment": {"seed": 0},
+    }
+
+
+def test_rate_limits_and_prices_may_change_or_appear_on_resume() -> None:
+    before_they_existed = config()
+    now = config(
+        requests_per_minute=500,
+        tokens_per_minute=200_000,
+        price={"prompt_usd_per_million": 0.15, "completion_usd_per_million": 0.6, "as_of": "2026-11-30"},
+    )
+    assert config_changes(before_they_existed, now) == {}
+    assert config_changes(now, config(requests_per_minute=60)) == {}
+
+
+def test_a_change_of_model_is_still_refused() -> None:
+    changes = config_changes(config(requests_per_minute=500), config(requests_per_minute=500, model="gpt-4o"))
+    assert set(changes) == {"actor.model", "reflector.model", "conditions"}
