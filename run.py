@@ -10,11 +10,11 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from harness.cli import fail, preflight, setup_logging
-from harness.config import validate_config
+from harness.run.cli import fail, preflight, setup_logging
+from harness.run.config import validate_config
 from harness.errors import HarnessError
 from harness.run.experiment import Experiment
-from harness.scenarios.planted_refusal import describe, run_planted_refusal
+from harness.run.scenarios.planted_refusal import describe, run_planted_refusal
 
 
 @hydra.main(version_base="1.3", config_path="configs", config_name="config")

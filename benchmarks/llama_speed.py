@@ -34,7 +34,7 @@ from llama_cpp import Llama
 from benchmarks._output import Check, add_output_arguments, at_least, finish
 from envs.alfworld import AlfworldEpisode, AlfworldGame, list_games, select_games
 from harness.domains.alfworld.actor import play_episode
-from harness.config import load_model_config
+from harness.run.config import load_model_config
 from harness.llm import CachedLLM, CacheStore, CallContext, LLMRequest, LLMResponse, ModelConfig, create_backend
 from harness.llm._embedded_models import embedded_model, resolve_model_path
 from harness.llm._llamacpp import LlamaCppBackend

@@ -19,7 +19,7 @@ from typing import Any
 
 from benchmarks._entry_point import run_entry_point
 from benchmarks._output import add_output_arguments, finish
-from harness.config import load_model_config
+from harness.run.config import load_model_config
 from harness.llm._embedded_models import embedded_model
 
 NAME = "peak_rss"

@@ -2,7 +2,7 @@
 
     python benchmarks/sandbox_overhead.py [--runs 30] [--json results/benchmarks/sandbox_overhead.json]
 
-Runs a passing one-assert test through harness.sandbox `--runs` times, one at a time, and the same
+Runs a passing one-assert test through envs.sandbox `--runs` times, one at a time, and the same
 number of bare interpreter starts; prints the medians and the overhead, and writes them as JSON.
 """
 
@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness.sandbox import AssertTests, run_tests
+from envs.sandbox import AssertTests, run_tests
 
 CODE = "def add(a, b):\n    return a + b\n"
 TESTS = AssertTests(asserts=["assert add(1, 2) == 3"])

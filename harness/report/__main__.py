@@ -11,7 +11,7 @@ from pathlib import Path
 from harness.errors import HarnessError
 from harness.report._report import write_report
 from harness.report._runs import ReportInputError
-from harness.semantic import add_semantic_options, semantic_cache
+from harness.metrics.semantic import add_semantic_options, semantic_cache
 
 EXIT_BAD_INPUT = 2
 

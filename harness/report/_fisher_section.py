@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 
 from harness.metrics.fisher import PairwiseFisher
-from harness.semantic import markdown_table
+from harness.metrics.semantic import markdown_table
 
 FISHER_NOTE = (
     "Fisher's exact test (two-sided, scipy.stats.fisher_exact) on each pair's 2x2 table of solved and unsolved "

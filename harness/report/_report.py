@@ -21,7 +21,7 @@ from harness.report._plots import (
 from harness.report._runs import ReportInputError, load_runs
 from harness.report._semantic import semantic_report
 from harness.report._stats import condition_shares
-from harness.semantic import SEMANTIC_THRESHOLD, EmbeddingCache
+from harness.metrics.semantic import SEMANTIC_THRESHOLD, EmbeddingCache
 
 REPORT_FILE = "report.md"
 

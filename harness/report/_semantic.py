@@ -14,7 +14,7 @@ from harness.records import TRIALS_FILE, TrialRecord, read_trials
 from harness.report._combine import ReportCondition
 from harness.report._runs import ReportInputError, RunData
 from harness.metrics.run import ConditionReport
-from harness.semantic import (
+from harness.metrics.semantic import (
     EmbeddingCache,
     EmbeddingStats,
     RepetitionComparison,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness.report._plots import SEMANTIC_VS_RRR
 from harness.report._semantic import SemanticReport
-from harness.semantic import (
+from harness.metrics.semantic import (
     COMPARISON_HEADER,
     DISAGREEMENT_HEADER,
     comparison_cells,

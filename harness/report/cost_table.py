@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from harness.metrics.cost import ConditionPrices, RolePrice, UsageTotals
-from harness.semantic import markdown_table
+from harness.metrics.semantic import markdown_table
 
 HEADER = ["condition", "LLM calls", "from cache", "tokens in", "tokens out", "estimated cost (USD, list price)"]
 COST_NOTE = (

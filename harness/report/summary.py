@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from harness.config import RunConfig
+from harness.run.config import RunConfig
 from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, condition_usage
 from harness.metrics.run import RunMetrics
 from harness.records import TrialRecord

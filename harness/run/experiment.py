@@ -6,7 +6,7 @@ import logging
 from datetime import datetime, timezone
 from pathlib import Path
 
-from harness.config import Condition, RunConfig
+from harness.run.config import Condition, RunConfig
 from harness.domains.registry import build_domain
 from harness.gate.memory import GatedMemory
 from harness.llm import CacheStore

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.config import RunConfig
+from harness.run.config import RunConfig
 from harness.errors import ConfigError
 from harness.llm import ModelConfig
 from harness.llm._probe import api_key, check_reachable

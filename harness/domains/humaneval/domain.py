@@ -35,7 +35,7 @@ from harness.domains.hashing import prompts_hash
 from harness.llm.metering import MeteredLLM
 from harness.metrics.core import MentionCounts
 from harness.records import TrialRecord
-from harness.sandbox import CheckScript, SandboxLimits, run_tests
+from envs.sandbox import CheckScript, SandboxLimits, run_tests
 from harness.records.step import Step
 
 INTERNAL_PASSED = "internal_tests_passed"

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.domains.humaneval.models import CodeSignals
 from harness.domains.humaneval.signals import extract_code_signals, raised_error
 from harness.prompts import read_prompt
-from harness.sandbox import AssertTests, SandboxLimits, Verdict, run_tests
+from envs.sandbox import AssertTests, SandboxLimits, Verdict, run_tests
 
 FeedbackStyle = Literal["reflexion", "repr"]
 TYPING_PREAMBLE = "from typing import *"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from harness.domains.humaneval.models import CheckedCall, CodeSignals, FailedAssert, RaisedError
-from harness.sandbox import AssertTests, RaisedException, TestResult, TestSuite, Verdict
+from envs.sandbox import AssertTests, RaisedException, TestResult, TestSuite, Verdict
 
 CHECK_PARAMETER = "candidate"
 """HumanEval's check(candidate) calls the function under test by this name, not by its entry point."""

@@ -14,7 +14,7 @@ from harness.audit.__main__ import main
 from harness.audit.audit_markdown import audit_markdown
 from harness.audit.sources import get_source, load_source
 from harness.metrics.core import is_frozen, reflection_repetition_rate
-from harness.semantic import SEMANTIC_THRESHOLD, EmbeddingCache, semantic_repetition_rate
+from harness.metrics.semantic import SEMANTIC_THRESHOLD, EmbeddingCache, semantic_repetition_rate
 from tests.harness.fake_embedder import FAKE_MODEL, FakeEmbedder
 from tests.harness.optional_extra import needs_semantic_extra
 

@@ -14,7 +14,7 @@ from harness.report import ReportInputError, write_report
 from harness.report.__main__ import main
 from harness.report._plots import PLOT_FILES, SEMANTIC_VS_RRR
 from harness.metrics.run import run_metrics, write_metrics
-from harness.semantic import EmbeddingCache
+from harness.metrics.semantic import EmbeddingCache
 from tests.harness.factories import make_record
 from tests.harness.fake_embedder import FAKE_MODEL, FakeEmbedder
 from tests.harness.optional_extra import needs_semantic_extra

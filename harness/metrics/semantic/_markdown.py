@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD
-from harness.semantic._compare import RepetitionComparison
+from harness.metrics.semantic._compare import RepetitionComparison
 
 NOT_AVAILABLE = "n/a"
 

@@ -4,15 +4,15 @@ Importing this package needs only NumPy; the model and its libraries (the option
 are imported when `open_model_cache` or `load_embedder` is called.
 """
 
-from harness.semantic._cache import (
+from harness.metrics.semantic._cache import (
     EmbeddingCache,
     EmbeddingCacheError,
     EmbeddingStats,
     open_model_cache,
     text_key,
 )
-from harness.semantic._compare import RepetitionComparison, TaskRepetition, compare_repetition
-from harness.semantic._markdown import (
+from harness.metrics.semantic._compare import RepetitionComparison, TaskRepetition, compare_repetition
+from harness.metrics.semantic._markdown import (
     COMPARISON_HEADER,
     DISAGREEMENT_HEADER,
     comparison_cells,
@@ -20,9 +20,9 @@ from harness.semantic._markdown import (
     markdown_table,
     rule_sentence,
 )
-from harness.semantic._model import Embedder, SemanticExtraMissing, load_embedder
-from harness.semantic._options import add_semantic_options, semantic_cache
-from harness.semantic._rrr import SEMANTIC_THRESHOLD, max_earlier_cosines, semantic_repetition_rate
+from harness.metrics.semantic._model import Embedder, SemanticExtraMissing, load_embedder
+from harness.metrics.semantic._options import add_semantic_options, semantic_cache
+from harness.metrics.semantic._rrr import SEMANTIC_THRESHOLD, max_earlier_cosines, semantic_repetition_rate
 
 __all__ = [
     "COMPARISON_HEADER",

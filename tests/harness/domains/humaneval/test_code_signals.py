@@ -7,7 +7,7 @@ import pytest
 from envs.humaneval import load_problems
 from harness.domains.humaneval.models import CheckedCall
 from harness.domains.humaneval.signals import checked_call, extract_code_signals
-from harness.sandbox import AssertTests, CheckScript, SandboxLimits, run_tests
+from envs.sandbox import AssertTests, CheckScript, SandboxLimits, run_tests
 
 PROBLEMS = {problem.task_id: problem for problem in load_problems()}
 HAS_CLOSE = PROBLEMS["HumanEval/0"]

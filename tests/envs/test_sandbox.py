@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from envs.humaneval import HumanEvalProblem, load_problems
-from harness.sandbox import AssertTests, CheckScript, SandboxLimits, Verdict, run_tests
-from harness.sandbox._uids import POOL_SIZE, UID_BASE
+from envs.sandbox import AssertTests, CheckScript, SandboxLimits, Verdict, run_tests
+from envs.sandbox._uids import POOL_SIZE, UID_BASE
 from tests.runner import ROOT
 
 AS_ROOT = os.geteuid() == 0
@@ -321,7 +321,7 @@ def test_the_harness_still_works_after_the_hostile_suite() -> None:
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "harness.sandbox", *args],
+        [sys.executable, "-m", "envs.sandbox", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -8,7 +8,7 @@ import pytest
 
 from envs.humaneval import HumanEvalProblem, load_problems
 from harness.domains.humaneval.extraction import MISSING_CODE, extract_implementation, reflexion_code, repaired_implementation
-from harness.sandbox import AssertTests, CheckScript, run_tests
+from envs.sandbox import AssertTests, CheckScript, run_tests
 from tests.runner import ROOT
 
 PROBLEMS = {problem.task_id: problem for problem in load_problems()}

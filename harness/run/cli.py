@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from harness.config import CONFIG_GROUPS, check_group_choice
+from harness.run.config import CONFIG_GROUPS, check_group_choice
 from harness.errors import HarnessError
 
 EXIT_BAD_INPUT = 2

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.semantic._cache import DEFAULT_CACHE_FILE, EmbeddingCache, open_model_cache
-from harness.semantic._model import EXTRA
-from harness.semantic._rrr import SEMANTIC_THRESHOLD
+from harness.metrics.semantic._cache import DEFAULT_CACHE_FILE, EmbeddingCache, open_model_cache
+from harness.metrics.semantic._model import EXTRA
+from harness.metrics.semantic._rrr import SEMANTIC_THRESHOLD
 
 
 def _threshold(text: str) -> float:

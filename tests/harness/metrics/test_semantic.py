@@ -13,7 +13,7 @@ import pytest
 
 from harness.audit.sources import get_source, load_source
 from harness.metrics.core import SIMILARITY_THRESHOLD, similarity
-from harness.semantic import (
+from harness.metrics.semantic import (
     SEMANTIC_THRESHOLD,
     EmbeddingCache,
     EmbeddingCacheError,
@@ -28,7 +28,7 @@ from harness.semantic import (
 from tests.harness.fake_embedder import FAKE_MODEL, FakeEmbedder
 from tests.harness.optional_extra import needs_semantic_extra
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_semantic_rrr_counts_reflections_close_to_an_earlier_one() -> None:
@@ -114,7 +114,7 @@ def test_without_the_extra_asking_for_the_model_is_one_sentence(monkeypatch: pyt
 
 def test_the_harness_imports_without_loading_the_model_libraries() -> None:
     code = (
-        "import sys, harness.semantic, harness.audit.__main__, harness.report.__main__; "
+        "import sys, harness.metrics.semantic, harness.audit.__main__, harness.report.__main__; "
         "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers') if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

@@ -37,11 +37,11 @@ attack on it.
 
 from __future__ import annotations
 
-from harness.sandbox._errors import SandboxError
-from harness.sandbox._limits import SandboxLimits
-from harness.sandbox._run import run_tests
-from harness.sandbox._suite import AssertTests, CheckScript, TestSuite
-from harness.sandbox._verdict import (
+from envs.sandbox._errors import SandboxError
+from envs.sandbox._limits import SandboxLimits
+from envs.sandbox._run import run_tests
+from envs.sandbox._suite import AssertTests, CheckScript, TestSuite
+from envs.sandbox._verdict import (
     CapturedOutput,
     Isolation,
     RaisedException,

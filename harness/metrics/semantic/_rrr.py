@@ -1,6 +1,6 @@
 """Semantic repetition rate: difflib's RRR with cosine similarity of sentence embeddings in place of the text ratio.
 
-Pure functions over embedding vectors; embedding the texts is `harness.semantic._model`'s job.
+Pure functions over embedding vectors; embedding the texts is `harness.metrics.semantic._model`'s job.
 """
 
 from __future__ import annotations

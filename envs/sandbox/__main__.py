@@ -1,4 +1,4 @@
-"""`python -m harness.sandbox --code FILE --tests FILE`: run code against tests, print the verdict as JSON."""
+"""`python -m envs.sandbox --code FILE --tests FILE`: run code against tests, print the verdict as JSON."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.sandbox import (
+from envs.sandbox import (
     AssertTests,
     CheckScript,
     SandboxError,
@@ -30,7 +30,7 @@ Exit status: 0 if the verdict is passed, 1 for any other verdict, 2 for bad argu
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m harness.sandbox",
+        prog="python -m envs.sandbox",
         description="Run untrusted Python code against tests in the sandbox and print the verdict as JSON.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -13,7 +13,7 @@ from harness.domains.humaneval.config import HumanEvalEnvConfig
 from harness.errors import ConfigError
 from harness.llm import CacheConfig, ModelConfig
 
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 CONFIG_GROUPS = ("env", "model", "strategy", "experiment")
 
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness.sandbox._errors import SandboxError
+from envs.sandbox._errors import SandboxError
 
 UID_BASE = 1_900_000_000
 """First uid of the pool; far above any account or container sub-uid range."""

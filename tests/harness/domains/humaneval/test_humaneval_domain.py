@@ -12,7 +12,7 @@ from harness.run.progress import Progress
 from harness.records import TrialLog
 from harness.reflection import get_source
 from harness.records.details import ExtractedCodeSignals
-from harness.sandbox import SandboxLimits
+from envs.sandbox import SandboxLimits
 
 PROBLEM = "HumanEval/2"  # truncate_number: the decimal part of a positive float
 TESTS = (

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.domains.humaneval.actor import chat_request
-from harness.config import PlantedRefusalConfig
+from harness.run.config import PlantedRefusalConfig
 from harness.errors import ConfigError
 from harness.evidence_turns import render_turns
 from harness.gate import Dropped, GateStore, Proposal, Turn

@@ -17,9 +17,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.errors import HarnessError
-from harness.semantic._model import Embedder, load_embedder, model_identity
+from harness.metrics.semantic._model import Embedder, load_embedder, model_identity
 
-DEFAULT_CACHE_FILE = Path(__file__).resolve().parents[2] / "results" / "embedding_cache" / "all-MiniLM-L6-v2.npz"
+DEFAULT_CACHE_FILE = Path(__file__).resolve().parents[3] / "results" / "embedding_cache" / "all-MiniLM-L6-v2.npz"
 
 
 class EmbeddingCacheError(HarnessError):

@@ -18,11 +18,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from harness.sandbox._errors import SandboxError
-from harness.sandbox._limits import SandboxLimits
-from harness.sandbox._suite import TestSuite
-from harness.sandbox._uids import kill_user_processes, sandbox_uid, user_processes
-from harness.sandbox._verdict import (
+from envs.sandbox._errors import SandboxError
+from envs.sandbox._limits import SandboxLimits
+from envs.sandbox._suite import TestSuite
+from envs.sandbox._uids import kill_user_processes, sandbox_uid, user_processes
+from envs.sandbox._verdict import (
     CapturedOutput,
     Isolation,
     RaisedException,
