@@ -7,15 +7,12 @@ which belongs to the code.
 """
 
 import ast
-import ctypes
 import errno
+import importlib.util
 import json
 import linecache
 import os
-import re
 import reprlib
-import resource
-import stat
 import sys
 import traceback
 import types
@@ -31,12 +28,17 @@ MAX_REPR = 500
 MAX_TEXT = 1000
 SETUP_FAILED_EXIT = 70
 
-_CLONE_NEWNS, _CLONE_NEWNET = 0x00020000, 0x40000000
-_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x1000, 0x4000, 0x40000
-_PR_SET_NO_NEW_PRIVS = 38
-_SYS_MOUNT_SETATTR = 442  # the same number on every architecture (added in Linux 5.12)
-_AT_FDCWD, _AT_RECURSIVE = -100, 0x8000
-_MOUNT_ATTR_RDONLY, _MOUNT_ATTR_NOSUID = 0x1, 0x2
+def _load_sibling(name: str) -> types.ModuleType:
+    """A module file beside this one, by path: under `python -I` this directory is not on sys.path."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"sandbox{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_CONFINE = _load_sibling("_confine")
 
 
 # ---------------------------------------------------------------- the report channel
@@ -60,178 +62,6 @@ class _Channel:
                 data = data[os.write(self._fd, data) :]
         except OSError:
             pass  # the code closed the pipe; the parent then finds no "done" and says so
-
-
-# ---------------------------------------------------------------- isolation (as root)
-
-
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
-_libc.syscall.restype = ctypes.c_long
-
-
-class _MountAttr(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_uint64) for name in ("attr_set", "attr_clr", "propagation", "userns_fd")]
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        code = ctypes.get_errno()
-        raise OSError(code, f"{what}: {os.strerror(code)}")
-
-
-def _encode(text: str | None) -> bytes | None:
-    return None if text is None else text.encode()
-
-
-def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    _check(_libc.mount(_encode(source), target.encode(), _encode(fstype), flags, _encode(data)), f"mount {target}")
-
-
-def _interpreter_dirs() -> dict[str, list[str]]:
-    """Directories the sandbox uid cannot traverse, each with the interpreter trees beneath it.
-
-    The interpreter often lives under a home directory of mode 0700 (pyenv under /root); those
-    trees are mounted back into an empty tmpfs laid over the directory, hiding everything else.
-    """
-    trees = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, sys.base_exec_prefix)})
-    trees = [t for t in trees if not any(t.startswith(other + os.sep) for other in trees)]
-    hidden: dict[str, list[str]] = {}
-    for tree in trees:
-        parts = tree.split(os.sep)
-        for depth in range(2, len(parts)):
-            ancestor = os.sep.join(parts[:depth])
-            if not os.stat(ancestor).st_mode & stat.S_IXOTH:
-                hidden.setdefault(ancestor, []).append(tree)
-                break
-    return hidden
-
-
-def _private_filesystem(workdir: str, uid: int, gid: int, workdir_bytes: int) -> None:
-    """Private mount and network namespaces: all read-only but a fresh tmpfs workdir, /proc showing only the sandbox uid."""
-    # A new network namespace too: no interface but a loopback that is down, so no network at all.
-    _check(_libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET), "unshare(CLONE_NEWNS | CLONE_NEWNET)")
-    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing mounted below reaches the host
-    for directory, trees in _interpreter_dirs().items():
-        fds = [os.open(tree, os.O_PATH) for tree in trees]
-        _mount("tmpfs", directory, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755,size=64k")
-        for tree, fd in zip(trees, fds):
-            os.makedirs(tree, mode=0o755)
-            _mount(f"/proc/self/fd/{fd}", tree, None, _MS_BIND | _MS_REC)
-            os.close(fd)
-    # hidepid: the parent's /proc/<pid>/environ and cmdline are not even listed.
-    _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "hidepid=invisible")
-    attr = _MountAttr(_MOUNT_ATTR_RDONLY | _MOUNT_ATTR_NOSUID, 0, 0, 0)
-    _check(
-        _libc.syscall(
-            ctypes.c_long(_SYS_MOUNT_SETATTR),
-            ctypes.c_int(_AT_FDCWD),
-            b"/",
-            ctypes.c_uint(_AT_RECURSIVE),
-            ctypes.byref(attr),
-            ctypes.c_size_t(ctypes.sizeof(attr)),
-        ),
-        "mount_setattr(/, read-only, recursive)",
-    )
-    # Mounted after the read-only pass, so it alone is writable; its size caps all the code writes.
-    _mount("tmpfs", workdir, "tmpfs", _MS_NOSUID | _MS_NODEV, f"mode=0700,uid={uid},gid={gid},size={workdir_bytes}")
-
-
-def _drop_privileges(uid: int, gid: int) -> None:
-    """Become uid/gid for good: no capabilities, no supplementary groups, no setuid escalation."""
-    _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
-    os.setgroups([])
-    os.setresgid(gid, gid, gid)
-    os.setresuid(uid, uid, uid)
-    stdlib = os.path.dirname(os.__file__)
-    if not os.access(stdlib, os.R_OK | os.X_OK):
-        raise PermissionError(f"uid {uid} cannot read the standard library at {stdlib}")
-
-
-def _set_limits(limits: dict[str, int]) -> None:
-    """Resource limits, never above a hard limit the harness itself already runs under."""
-
-    def limit(kind: int, soft: int, hard: int) -> None:
-        _, current_hard = resource.getrlimit(kind)
-        if current_hard != resource.RLIM_INFINITY:
-            soft, hard = min(soft, current_hard), min(hard, current_hard)
-        resource.setrlimit(kind, (soft, hard))
-
-    limit(resource.RLIMIT_CORE, 0, 0)
-    # SIGXCPU at the soft limit; SIGKILL one second later if the code catches it.
-    limit(resource.RLIMIT_CPU, limits["cpu_s"], limits["cpu_s"] + 1)
-    limit(resource.RLIMIT_FSIZE, limits["file_size_bytes"], limits["file_size_bytes"])
-    limit(resource.RLIMIT_NPROC, limits["processes"], limits["processes"])
-    limit(resource.RLIMIT_AS, limits["memory_bytes"], limits["memory_bytes"])
-
-
-def _isolate(payload: dict) -> dict:
-    """Everything that must hold before the code runs; returns what is in effect."""
-    workdir, uid, gid = payload["workdir"], payload["uid"], payload["gid"]
-    if uid is not None:
-        _private_filesystem(workdir, uid, gid, payload["workdir_bytes"])
-    os.chdir(workdir)  # after the mount, so the cwd is the tmpfs and not the directory it covers
-    if uid is not None:
-        _drop_privileges(uid, gid)
-    _set_limits(payload["limits"])
-    return {"uid": os.getuid(), "gid": os.getgid(), "privileges_dropped": uid is not None}
-
-
-def _install_audit_hook(workdir: str) -> None:
-    """Refuse, from Python, file changes outside the workdir and reading any /proc/<pid>/environ.
-
-    Defence in depth only: ctypes, a subprocess or a C extension bypasses it.
-    """
-    root = os.path.realpath(workdir)
-    environ = re.compile(r"/proc/[^/]+/(task/[^/]+/)?environ")
-    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-    # (index of a path argument, index of its dir_fd argument or None), per audit event.
-    guarded = {
-        "os.remove": ((0, 1),),
-        "os.rmdir": ((0, 1),),
-        "shutil.rmtree": ((0, 1),),
-        "os.mkdir": ((0, 2),),
-        "os.chmod": ((0, 2),),
-        "os.chown": ((0, 3),),
-        "os.utime": ((0, 3),),
-        "os.truncate": ((0, None),),
-        "os.rename": ((0, 2), (1, 3)),
-        "os.link": ((1, 3),),
-        "os.symlink": ((1, 2),),
-    }
-    realpath, join, getcwd, fsdecode, readlink = os.path.realpath, os.path.join, os.getcwd, os.fsdecode, os.readlink
-
-    def resolve(path: object, dir_fd: object) -> str:
-        base = readlink(f"/proc/self/fd/{dir_fd}") if isinstance(dir_fd, int) and dir_fd >= 0 else getcwd()
-        return realpath(join(base, fsdecode(path)))
-
-    def inside(resolved: str) -> bool:
-        return resolved == root or resolved.startswith(root + os.sep)
-
-    def hook(event: str, args: tuple) -> None:
-        if event == "open":
-            path, _mode, flags = args
-            if isinstance(path, int):
-                return  # an open file descriptor, checked when it was opened
-            resolved = resolve(path, None)
-            if environ.fullmatch(resolved):
-                raise PermissionError(errno.EACCES, "sandbox: reading a process environment is refused", resolved)
-            if flags & write_flags and not inside(resolved):
-                raise PermissionError(
-                    errno.EACCES, "sandbox: writing outside the working directory is refused", resolved
-                )
-        elif event in guarded:
-            for path_index, fd_index in guarded[event]:
-                path = args[path_index]
-                if isinstance(path, int):
-                    continue
-                resolved = resolve(path, None if fd_index is None else args[fd_index])
-                if not inside(resolved):
-                    raise PermissionError(
-                        errno.EACCES, f"sandbox: {event} outside the working directory is refused", resolved
-                    )
-
-    sys.addaudithook(hook)
 
 
 # ---------------------------------------------------------------- describing values and exceptions
@@ -457,12 +287,12 @@ def main() -> None:
         payload = json.loads(handle.read())
     channel = _Channel(payload["report_fd"], payload.pop("nonce"))
     try:
-        isolation = _isolate(payload)
+        isolation = _CONFINE.isolate(payload)
     except Exception:
         channel.send("setup_failed", detail=traceback.format_exc(limit=4))
         os._exit(SETUP_FAILED_EXIT)
     channel.send("ready", isolation=isolation)
-    _install_audit_hook(payload["workdir"])
+    _CONFINE.install_audit_hook(payload["workdir"])
     _run(payload, channel)
     channel.send("done")
     for stream in (sys.stdout, sys.stderr):

@@ -21,6 +21,8 @@ from harness.domains.alfworld.target import target_object
 
 DEFAULT_ENV_TO_GAME = DEFAULT_ROOT / "alfworld_env_to_game.json"
 ALFWORLD = "alfworld"
+MAPPED_DOMAINS = frozenset({ALFWORLD})
+"""Published domains whose environments the env_N -> game map names, so object mention can be measured."""
 
 
 class FrozenEnv(BaseModel):

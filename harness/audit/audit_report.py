@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.audit.alfworld_mention import (
-    ALFWORLD,
+    MAPPED_DOMAINS,
     DEFAULT_ENV_TO_GAME,
     AlfworldMention,
     alfworld_mention,
@@ -88,7 +88,7 @@ def run_audit(
             # A file discovery took for readable but whose rows break the importer: reported, not fatal.
             skipped.append(_skipped(source, f"import failed: {error}"))
     # Loading is fast and measuring is not: check the mapping first.
-    targets = {s.name: env_targets(tasks, mapping, mapping_name) for s, tasks in loaded if s.domain == ALFWORLD}
+    targets = {s.name: env_targets(tasks, mapping, mapping_name) for s, tasks in loaded if s.domain in MAPPED_DOMAINS}
     rows, mentions, measured = [], [], []
     known_rrr: dict[tuple[str, ...], float | None] = {}
     for source, tasks in loaded:

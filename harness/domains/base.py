@@ -1,16 +1,21 @@
-"""A domain: the tasks of an environment and how one trial of one task is played and measured."""
+"""A domain: the tasks of an environment, how one trial of one task is played and measured, and the hooks the
+reflection sources call, so that no source ever asks which domain it serves."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.domains.humaneval.models import CodeAttempt
+from harness.llm import LLMRequest
 from harness.llm.metering import MeteredLLM
 from harness.metrics.core import MentionCounts
 from harness.records import TrialRecord
+from harness.records.details import ReflectionDetails
+from harness.records.gate import Turn
 from harness.records.step import Step
 
 
@@ -28,12 +33,67 @@ class Attempt(BaseModel):
     details: CodeAttempt | None = Field(None, description="Domain evidence kept in the record.")
 
 
+class ReflectionInput(BaseModel):
+    """What a source may read about one failed trial."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task_id: str
+    task_text: str
+    scenario: str = Field(description="The text a reflector reads (ALFWorld: the episode log; HumanEval: the feedback).")
+    trajectory: list[Step] = Field(description="The episode's steps (HumanEval: one, the code and its feedback).")
+    end_reason: str = Field(description="Why the episode ended (see TrialRecord.end_reason).")
+    max_steps: int = Field(ge=1, description="The episode's step budget.")
+    evidence: Any = Field(None, description="The domain's record of the attempt (Attempt.details), for its hooks.")
+    memory: list[str] = Field(description="The reflections in the window, oldest first.")
+    seed: int = 0
+
+
+class TemplateCandidates(BaseModel):
+    """What a grounded template's FAILED STEP may quote, numbered, and what they are (for the malformed reason)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    items: list[tuple[int, str]] = Field(description="(number, text) of every quotable thing, e.g. (step, action).")
+    unmatched: str = Field(description="The reason given when FAILED STEP quotes none of them.")
+
+
+class ReflectionHooks(ABC):
+    """What the reflection sources ask of a domain: its requests, its failure signals, its quotable turns."""
+
+    @abstractmethod
+    def self_diagnosis_request(self, trial: ReflectionInput, appendix: str = "") -> LLMRequest:
+        """Reflexion's reflection request for the trial; `appendix` follows the scenario (programmatic's signals)."""
+
+    @abstractmethod
+    def failure_signals(self, trial: ReflectionInput) -> tuple[ReflectionDetails, str]:
+        """The signals a parser finds without a model, as kept in the record, and the block put into the prompt."""
+
+    @abstractmethod
+    def template_request(self, trial: ReflectionInput) -> tuple[LLMRequest, str]:
+        """The FAILED STEP / ROOT CAUSE / NEW PLAN request, and the text the answer continues ("" if none)."""
+
+    @abstractmethod
+    def template_candidates(self, trial: ReflectionInput) -> TemplateCandidates:
+        """What FAILED STEP may quote."""
+
+    @abstractmethod
+    def gated_turns(self, trial: ReflectionInput) -> list[Turn]:
+        """The trial as numbered turns a lesson may cite; only the outside ones count as evidence."""
+
+    @abstractmethod
+    def gated_request(self, trial: ReflectionInput, turns_text: str) -> tuple[LLMRequest, str]:
+        """The request for lessons with evidence, and the text the answer continues ("" if none)."""
+
+
 class Domain(ABC):
     """The tasks of one environment; the loop asks it to play and the metrics ask it what to look for."""
 
     name: str
     max_steps: int
     """Actions one trial may take (ALFWorld's step budget; one implementation per HumanEval trial)."""
+    reflection: ReflectionHooks
+    """The hooks the reflection sources call for this domain's trials."""
     reflects_after_last_trial: bool = True
     """Whether a failed last trial is reflected on (ALFWorld's update_memory does; HumanEval's loop reflects only
     before a new implementation)."""

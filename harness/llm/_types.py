@@ -66,3 +66,8 @@ class CallContext(BaseModel):
     def describe(self) -> str:
         """A short phrase naming the caller."""
         return f"task {self.task_id}, trial {self.trial}, condition {self.condition}, role {self.role}"
+
+
+def chat_request(messages: list[ChatMessage], max_tokens: int, seed: int, temperature: float = 0.0) -> LLMRequest:
+    """A chat request, greedy unless told otherwise."""
+    return LLMRequest(kind="chat", messages=messages, max_tokens=max_tokens, temperature=temperature, seed=seed)

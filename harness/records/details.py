@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.domains.humaneval.models import CodeSignals
 from harness.records.gate import Dropped, Proposal
-from harness.domains.alfworld.signals import FailureSignals
+from harness.domains.alfworld.models import FailureSignals
 
 
 class TemplateParts(BaseModel):
@@ -47,6 +47,16 @@ class ExtractedCodeSignals(BaseModel):
     rendered: str = Field(description="The lines injected into the reflection prompt.")
 
 
+class ListedSignals(BaseModel):
+    """Any domain's failure signals as plain lines, for a domain without a signal model of its own."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["listed_signals"] = "listed_signals"
+    lines: list[str] = Field(description="One signal a line, in the order found.")
+    rendered: str = Field(description="The lines injected into the reflection prompt.")
+
+
 class GateOutcome(BaseModel):
     """What the memory gate did with a gated reflection's proposals."""
 
@@ -61,5 +71,5 @@ class GateOutcome(BaseModel):
 
 
 ReflectionDetails = Annotated[
-    Union[TemplateParts, ExtractedSignals, ExtractedCodeSignals, GateOutcome], Field(discriminator="kind")
+    Union[TemplateParts, ExtractedSignals, ExtractedCodeSignals, ListedSignals, GateOutcome], Field(discriminator="kind")
 ]

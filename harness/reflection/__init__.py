@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from harness.reflection._base import GateAnswer, Reflection, ReflectionInput, ReflectionSource, register_source, registered_sources
+from harness.domains.base import ReflectionHooks, ReflectionInput
+from harness.reflection._base import GateAnswer, Reflection, ReflectionSource, register_source, registered_sources
 from harness.records.details import ExtractedSignals, ReflectionDetails, TemplateParts
 
 _SOURCE_MODULES = ("self_diagnosis", "no_memory", "grounded_template", "programmatic", "model_swap", "gated")
@@ -39,6 +40,7 @@ __all__ = [
     "GateAnswer",
     "Reflection",
     "ReflectionDetails",
+    "ReflectionHooks",
     "ReflectionInput",
     "ReflectionSource",
     "TemplateParts",

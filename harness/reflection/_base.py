@@ -3,32 +3,14 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Callable, ClassVar, Literal, TypeVar
+from typing import Any, Callable, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.domains.humaneval.models import CodeSignals
-from harness.gate import Turn
+from harness.domains.base import ReflectionHooks, ReflectionInput
 from harness.llm.metering import MeteredLLM
 from harness.records.details import ReflectionDetails
-from harness.records.step import Step
-
-
-class ReflectionInput(BaseModel):
-    """What a source may read about one failed trial."""
-
-    model_config = ConfigDict(frozen=True)
-
-    domain: Literal["alfworld", "humaneval"] = "alfworld"
-    task_id: str
-    task_text: str
-    scenario: str = Field(description="ALFWorld: the episode log to its status line; HumanEval: the test feedback.")
-    trajectory: list[Step] = Field(description="The episode's steps (HumanEval: one, the code and its feedback).")
-    end_reason: str = Field(description="Why the episode ended (see TrialRecord.end_reason).")
-    max_steps: int = Field(ge=1, description="The episode's step budget.")
-    evidence: CodeSignals | None = Field(None, description="HumanEval: signals of the internal-test run.")
-    memory: list[str] = Field(description="The reflections in the window, oldest first.")
-    seed: int = 0
+from harness.records.gate import Turn
 
 
 class GateAnswer(BaseModel):
@@ -73,14 +55,8 @@ class ReflectionSource(ABC):
         self.options = self.Options.model_validate(options or {})
 
     @abstractmethod
-    def reflect(self, trial: ReflectionInput, llm: MeteredLLM) -> Reflection:
-        """The reflection for a failed trial (its text may be None)."""
-
-
-def code_and_feedback(trial: ReflectionInput) -> tuple[str, str]:
-    """HumanEval: the implementation and its test feedback, from the trial's single step."""
-    step = trial.trajectory[-1]
-    return step.action, step.observation
+    def reflect(self, trial: ReflectionInput, domain: ReflectionHooks, llm: MeteredLLM) -> Reflection:
+        """The reflection for a failed trial (its text may be None), asking `domain` for what is domain-specific."""
 
 
 _REGISTRY: dict[str, type[ReflectionSource]] = {}

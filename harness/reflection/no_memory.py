@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from harness.domains.base import ReflectionHooks, ReflectionInput
 from harness.llm.metering import MeteredLLM
-from harness.reflection._base import Reflection, ReflectionInput, ReflectionSource, register_source
+from harness.reflection._base import Reflection, ReflectionSource, register_source
 
 
 @register_source("no_memory")
@@ -12,5 +13,5 @@ class NoMemory(ReflectionSource):
 
     uses_memory = False
 
-    def reflect(self, trial: ReflectionInput, llm: MeteredLLM) -> Reflection:
+    def reflect(self, trial: ReflectionInput, domain: ReflectionHooks, llm: MeteredLLM) -> Reflection:
         return Reflection(text=None)

@@ -122,17 +122,17 @@ def play_trial(
     if not domain.finished(attempt.success, attempt.end_reason) and (domain.reflects_after_last_trial or not last_trial):
         reflection = source.reflect(
             ReflectionInput(
-                domain=domain.name,
                 task_id=task_id,
                 task_text=attempt.task_text,
                 scenario=attempt.scenario,
                 trajectory=attempt.trajectory,
                 end_reason=attempt.end_reason,
                 max_steps=domain.max_steps,
-                evidence=attempt.details.signals if attempt.details else None,
+                evidence=attempt.details,
                 memory=window,
                 seed=seed,
             ),
+            domain.reflection,
             reflector,
         )
         if condition.gate is not None:

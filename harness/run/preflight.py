@@ -9,8 +9,7 @@ from pathlib import Path
 
 from harness.run.config import RunConfig
 from harness.errors import ConfigError
-from harness.llm import ModelConfig
-from harness.llm._probe import api_key, check_reachable
+from harness.llm import ModelConfig, api_key, check_reachable
 from harness.reflection import get_source
 
 

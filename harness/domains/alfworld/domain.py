@@ -10,6 +10,7 @@ from harness.domains.alfworld.config import AlfworldEnvConfig
 from harness.domains.alfworld.selection import choose_games
 from harness.domains.alfworld.actor import play_episode
 from harness.domains.base import Attempt, Domain
+from harness.domains.alfworld.reflection import AlfworldReflection
 from harness.domains.hashing import prompts_hash, sha256_files
 from harness.llm.metering import MeteredLLM
 from harness.metrics.core import MentionCounts, object_mention
@@ -20,6 +21,7 @@ class AlfworldDomain(Domain):
     """The chosen games; each trial is one episode of at most `max_steps` actions."""
 
     name = "alfworld"
+    reflection = AlfworldReflection()
 
     def __init__(self, games: Sequence[AlfworldGame], max_steps: int, newline_before_prompt: bool = False) -> None:
         self.games = {game.game_id: game for game in games}

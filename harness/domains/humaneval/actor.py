@@ -14,7 +14,7 @@ from typing import Literal
 from envs.humaneval import HumanEvalProblem
 from harness.domains.humaneval.extraction import CodeExtraction, extract_implementation
 from harness.domains.humaneval.models import DroppedTest, Implementation, InternalTests, TestDropReason
-from harness.llm import ChatMessage, LLMRequest
+from harness.llm import ChatMessage, chat_request
 from harness.llm.metering import MeteredLLM
 from harness.prompts import read_prompt
 
@@ -102,11 +102,6 @@ def reflection_messages(implementation: str, feedback: str) -> list[ChatMessage]
         ChatMessage(role="system", content=_template("self_reflection_chat_instruction")),
         ChatMessage(role="user", content=query),
     ]
-
-
-def chat_request(messages: list[ChatMessage], max_tokens: int, seed: int, temperature: float = 0.0) -> LLMRequest:
-    """A chat request, greedy unless told otherwise."""
-    return LLMRequest(kind="chat", messages=messages, max_tokens=max_tokens, temperature=temperature, seed=seed)
 
 
 # ---------------------------------------------------------------- internal tests

@@ -31,6 +31,7 @@ from harness.domains.humaneval.feedback import (
 )
 from harness.domains.humaneval.mention import failed_test_mention
 from harness.domains.base import Attempt, Domain
+from harness.domains.humaneval.reflection import HumanEvalReflection
 from harness.domains.hashing import prompts_hash
 from harness.llm.metering import MeteredLLM
 from harness.metrics.core import MentionCounts
@@ -60,6 +61,7 @@ class HumanEvalDomain(Domain):
     """The chosen problems; each trial is one implementation run against the internal tests."""
 
     name = "humaneval"
+    reflection = HumanEvalReflection()
     max_steps = 1
     reflects_after_last_trial = False
 

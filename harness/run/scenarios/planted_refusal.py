@@ -13,17 +13,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from harness.domains.humaneval.actor import chat_request
-from harness.run.config import PlantedRefusalConfig
 from harness.errors import ConfigError
-from harness.evidence_turns import render_turns
 from harness.gate import Dropped, GateStore, Proposal, Turn
 from harness.gate.memory import approve_by_policy
-from harness.llm import CachedLLM, CacheStore, CallContext, ChatMessage, ModelConfig, create_backend
-from harness.llm.metering import MeteredLLM
-from harness.prompts import read_prompt
 from harness.gate.proposals import parse_proposals
-from harness.reflection.gated import GATED_MAX_TOKENS, gated_messages
+from harness.llm import CachedLLM, CacheStore, CallContext, ChatMessage, ModelConfig, chat_request, create_backend
+from harness.llm.metering import MeteredLLM
+from harness.prompts import GATED_MAX_TOKENS, gated_messages, read_prompt, render_turns
+from harness.run.config import PlantedRefusalConfig
 from harness.run.lock import RunLock
 
 SCOPE = "conversation"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from harness.domains.alfworld.reflection import AlfworldReflection
+from harness.domains.humaneval.reflection import HumanEvalReflection
 from harness.reflection import ReflectionInput
 from harness.reflection.gated import Gated
 from harness.records.step import Step
@@ -40,7 +42,7 @@ def alfworld_trial() -> ReflectionInput:
 
 def test_alfworld_prompt_numbers_every_turn_and_ends_inside_the_answer_list(tmp_path: Path) -> None:
     backend = CannedAnswer(json.dumps([GOOD, OWN_ACTION])[1:])  # the prompt already opened the list
-    reflection = Gated(memory_window=3).reflect(alfworld_trial(), metered(backend, tmp_path))
+    reflection = Gated(memory_window=3).reflect(alfworld_trial(), AlfworldReflection(), metered(backend, tmp_path))
     [prompt] = backend.prompts
     assert prompt.endswith("Lessons:\n[")
     assert "[1] your earlier lesson: an earlier lesson\n[2] environment: You are in the middle of a room." in prompt
@@ -58,7 +60,6 @@ def test_alfworld_prompt_numbers_every_turn_and_ends_inside_the_answer_list(tmp_
 def test_humaneval_asks_in_chat_with_the_task_code_and_test_output_as_turns(tmp_path: Path) -> None:
     feedback = "Tested passed:\n\nTests failed:\nassert add(2, 2) == 4 # output: 0"
     trial = ReflectionInput(
-        domain="humaneval",
         task_id="HumanEval/53",
         task_text="def add(x, y):\n    '''Add two numbers.'''\n",
         scenario=feedback,
@@ -69,7 +70,7 @@ def test_humaneval_asks_in_chat_with_the_task_code_and_test_output_as_turns(tmp_
     )
     item = {"lesson": "add must return the sum.", "evidence": {"turn": 3, "quote": "assert add(2, 2) == 4 # output: 0"}}
     backend = CannedAnswer("```json\n" + json.dumps([item]) + "\n```")
-    reflection = Gated(memory_window=1).reflect(trial, metered(backend, tmp_path))
+    reflection = Gated(memory_window=1).reflect(trial, HumanEvalReflection(), metered(backend, tmp_path))
     [request] = backend.requests
     assert request.kind == "chat" and request.messages is not None
     system, user = request.messages

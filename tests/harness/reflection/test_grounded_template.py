@@ -6,14 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.domains.alfworld.reflection import TEMPLATE_ANSWER_PREFIX, AlfworldReflection, action_candidates
 from harness.reflection import ReflectionInput, TemplateParts
-from harness.reflection.grounded_template import (
-    GroundedTemplate,
-    action_candidates,
-    parse_answer,
-    quoted_step,
-    split_parts,
-)
+from harness.reflection.grounded_template import GroundedTemplate, parse_answer, quoted_item, split_parts
 from tests.harness.reflection.canned import SCENARIO, TRAJECTORY, CannedAnswer, metered
 
 # The model's answer starts after the prompt's trailing "FAILED STEP:".
@@ -25,6 +20,13 @@ GOOD = (
 )
 # What smollm2-135m answered to the first draft of the prompt: the instruction parroted back, no other part.
 PARROT = ' The attempt went wrong, copied exactly from a "> " line of the log\n\nFAILED STEP: The attempt went wrong'
+
+
+ALFWORLD = AlfworldReflection()
+
+
+def quoted_step(failed_step: str, steps: list) -> int | None:
+    return quoted_item(failed_step, action_candidates(steps))
 
 
 def trial(memory: list[str] | None = None) -> ReflectionInput:
@@ -41,7 +43,7 @@ def trial(memory: list[str] | None = None) -> ReflectionInput:
 
 def test_a_well_formed_answer_is_split_checked_and_stored_in_canonical_form(tmp_path: Path) -> None:
     backend = CannedAnswer(GOOD)
-    reflection = GroundedTemplate(memory_window=3).reflect(trial(["an earlier plan"]), metered(backend, tmp_path))
+    reflection = GroundedTemplate(memory_window=3).reflect(trial(["an earlier plan"]), ALFWORLD, metered(backend, tmp_path))
     parts = reflection.details
     assert isinstance(parts, TemplateParts) and not parts.malformed and parts.problems == []
     assert parts.failed_step == "> take soapbottle 2 from countertop 1 -> Nothing happens."
@@ -60,7 +62,7 @@ def test_a_well_formed_answer_is_split_checked_and_stored_in_canonical_form(tmp_
 
 
 def test_a_malformed_model_answer_is_recorded_raw_and_kept_out_of_memory(tmp_path: Path) -> None:
-    reflection = GroundedTemplate(memory_window=3).reflect(trial(), metered(CannedAnswer(PARROT), tmp_path))
+    reflection = GroundedTemplate(memory_window=3).reflect(trial(), ALFWORLD, metered(CannedAnswer(PARROT), tmp_path))
     parts = reflection.details
     assert isinstance(parts, TemplateParts)
     assert parts.malformed and parts.raw == PARROT and parts.policy == "skip"
@@ -74,7 +76,7 @@ def test_a_malformed_model_answer_is_recorded_raw_and_kept_out_of_memory(tmp_pat
 
 def test_keep_raw_stores_a_malformed_answer_verbatim_and_flags_it(tmp_path: Path) -> None:
     source = GroundedTemplate(memory_window=3, options={"on_malformed": "keep_raw"})
-    reflection = source.reflect(trial(), metered(CannedAnswer(PARROT), tmp_path))
+    reflection = source.reflect(trial(), ALFWORLD, metered(CannedAnswer(PARROT), tmp_path))
     assert reflection.text == PARROT.strip()
     assert isinstance(reflection.details, TemplateParts) and reflection.details.malformed
     assert reflection.details.policy == "keep_raw"
@@ -97,7 +99,7 @@ def test_keep_raw_stores_a_malformed_answer_verbatim_and_flags_it(tmp_path: Path
     ],
 )
 def test_what_makes_an_answer_malformed(answer: str, problems: list[str]) -> None:
-    parts = parse_answer(answer, action_candidates(TRAJECTORY), "skip")
+    parts = parse_answer(answer, ALFWORLD.template_candidates(trial()), "skip", TEMPLATE_ANSWER_PREFIX)
     assert parts.malformed and parts.problems == problems
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.domains.alfworld.reflection import AlfworldReflection
 from harness.reflection import ExtractedSignals, ReflectionInput
 from harness.reflection.programmatic import Programmatic
 from harness.reflection.self_diagnosis import SelfDiagnosis
@@ -31,7 +32,7 @@ def trial(end_reason: str = "max_steps") -> ReflectionInput:
 
 def test_signals_are_injected_after_the_scenario_and_kept_with_the_reflection(tmp_path: Path) -> None:
     backend = CannedAnswer(" I will take soapbottle 1.")
-    reflection = Programmatic(memory_window=3).reflect(trial(), metered(backend, tmp_path))
+    reflection = Programmatic(memory_window=3).reflect(trial(), AlfworldReflection(), metered(backend, tmp_path))
     assert reflection.text == " I will take soapbottle 1."
     details = reflection.details
     assert isinstance(details, ExtractedSignals)
@@ -50,14 +51,14 @@ def test_signals_are_injected_after_the_scenario_and_kept_with_the_reflection(tm
 def test_without_signals_the_prompt_says_so(tmp_path: Path) -> None:
     backend = CannedAnswer(" plan")
     clean = trial("context_overflow").model_copy(update={"trajectory": TRAJECTORY[:2], "max_steps": 10})
-    reflection = Programmatic(memory_window=3).reflect(clean, metered(backend, tmp_path))
+    reflection = Programmatic(memory_window=3).reflect(clean, AlfworldReflection(), metered(backend, tmp_path))
     assert isinstance(reflection.details, ExtractedSignals) and not reflection.details.signals.has_failures
     assert "A parser of this log found no failed step." in backend.prompts[0]
 
 
 def test_the_prompt_is_self_diagnosis_plus_the_signal_block(tmp_path: Path) -> None:
     plain, extracted = CannedAnswer(" plan"), CannedAnswer(" plan")
-    SelfDiagnosis(memory_window=3).reflect(trial(), metered(plain, tmp_path))
-    reflection = Programmatic(memory_window=3).reflect(trial(), metered(extracted, tmp_path))
+    SelfDiagnosis(memory_window=3).reflect(trial(), AlfworldReflection(), metered(plain, tmp_path))
+    reflection = Programmatic(memory_window=3).reflect(trial(), AlfworldReflection(), metered(extracted, tmp_path))
     assert isinstance(reflection.details, ExtractedSignals)
     assert extracted.prompts[0] == plain.prompts[0].replace(SCENARIO, SCENARIO + "\n\n" + reflection.details.rendered)

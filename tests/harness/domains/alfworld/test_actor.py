@@ -2,7 +2,7 @@
 
 from harness.domains.alfworld.actor import actor_prompt, clean_observation, episode_log, initial_observation, task_text_of
 from harness.prompts import alfworld_react_examples, read_prompt
-from harness.reflection.self_diagnosis import reflection_query
+from harness.domains.alfworld.reflection import reflection_query
 from harness.records.step import Step
 
 RESET_TEXT = (

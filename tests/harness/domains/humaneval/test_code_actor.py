@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from envs.humaneval import HumanEvalProblem, load_problems
+from envs.humaneval import load_problems
 from harness.domains.humaneval.actor import (
     IMPLEMENTATION_MAX_TOKENS,
     TEST_GENERATION_MAX_TOKENS,
@@ -80,10 +80,6 @@ def metered(backend: ScriptedStandIn, tmp_path: Path) -> MeteredLLM:
 
 def fence(code: str) -> str:
     return f"```python\n{code}\n```"
-
-
-def passes_check(code: str, problem: HumanEvalProblem) -> bool:
-    return run_tests(code, CheckScript(script=problem.test, entry_point=problem.entry_point)).passed
 
 
 # ---------------------------------------------------------------- prompts: the exact message lists
