@@ -1,37 +1,79 @@
-"""Domains by name: `register_domain` adds one, `build_domain` makes the run's domain from its env config.
+"""Domains by name: `register_domain` adds one, `build_domain` makes the run's domain from its env config, and
+`mention_rules` gives a domain's object-mention rule to whoever measures records without playing (the report).
 
-The shipped domains are imported only when a run asks for them, so naming one costs nothing.
+The shipped domains are imported only when a run or a report asks for them, so naming one costs nothing.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.domains.base import Domain
+from harness.metrics.core import MentionCounts
+from harness.records import TrialRecord
 
 DomainBuilder = Callable[[Any, int], Domain]
 """(the env config, the trial budget) -> the domain."""
+TargetRule = Callable[[str], str]
+"""task id -> what object mention looks for."""
+MentionRule = Callable[[Sequence[TrialRecord]], MentionCounts]
+"""one task's records under one condition -> its object mention."""
 
-_SHIPPED = {"alfworld": "harness.domains.alfworld.domain", "humaneval": "harness.domains.humaneval.domain"}
-_REGISTERED: dict[str, DomainBuilder] = {}
+# name -> (module with `build`, module with the mention rule, its target function, its mention function)
+_SHIPPED = {
+    "alfworld": ("harness.domains.alfworld.domain", "harness.domains.alfworld.target", "target_object", "task_mentions"),
+    "humaneval": ("harness.domains.humaneval.domain", "harness.domains.humaneval.mention", "task_target", "task_mentions"),
+}
+_REGISTERED: dict[str, tuple[DomainBuilder, tuple[TargetRule, MentionRule] | None]] = {}
 
 
-def register_domain(name: str, builder: DomainBuilder) -> None:
-    """Make `name` a domain: `builder(env_config, trials)` returns it."""
-    _REGISTERED[name] = builder
+def register_domain(name: str, builder: DomainBuilder, rules: tuple[TargetRule, MentionRule] | None = None) -> None:
+    """Make `name` a domain: `builder(env_config, trials)` returns it; `rules` measure its records offline."""
+    _REGISTERED[name] = (builder, rules)
 
 
 def domain_names() -> list[str]:
     return sorted({*_SHIPPED, *_REGISTERED})
 
 
+def _unknown(name: str) -> ValueError:
+    return ValueError(f"env.name = {name!r} is not a domain; accepted: {', '.join(domain_names())}.")
+
+
 def build_domain(env: Any, trials: int) -> Domain:
     """The domain named by `env.name`, built from its config."""
     if env.name in _REGISTERED:
-        return _REGISTERED[env.name](env, trials)
+        return _REGISTERED[env.name][0](env, trials)
     if env.name not in _SHIPPED:
-        raise ValueError(f"env.name = {env.name!r} is not a domain; accepted: {', '.join(domain_names())}.")
-    builder: DomainBuilder = importlib.import_module(_SHIPPED[env.name]).build
+        raise _unknown(env.name)
+    builder: DomainBuilder = importlib.import_module(_SHIPPED[env.name][0]).build
     return builder(env, trials)
+
+
+def mention_rules(name: str) -> tuple[TargetRule, MentionRule]:
+    """The target and the object-mention rule of domain `name`, measured from records alone."""
+    if name in _REGISTERED:
+        rules = _REGISTERED[name][1]
+        if rules is None:
+            raise ValueError(f"domain {name!r} was registered without mention rules; pass rules= to register_domain.")
+        return rules
+    if name not in _SHIPPED:
+        raise _unknown(name)
+    _, module_name, target, mentions = _SHIPPED[name]
+    module = importlib.import_module(module_name)
+    return getattr(module, target), getattr(module, mentions)
+
+
+def domain_of_tasks(task_ids: Sequence[str]) -> str | None:
+    """For records without a manifest: the first domain whose target rule accepts every task id, else None."""
+    for name in [*_SHIPPED, *(n for n in _REGISTERED if n not in _SHIPPED)]:
+        try:
+            target, _ = mention_rules(name)
+            for task_id in task_ids:
+                target(task_id)
+        except ValueError:
+            continue
+        return name
+    return None

@@ -3,7 +3,7 @@
 from harness.report._combine import COMBINING_RULE, ReportCondition, combine
 from harness.report._report import REPORT_FILE, write_report
 from harness.report._runs import ReportInputError, RunData, load_runs
-from harness.report._stats import Share, wilson_interval
+from harness.report._stats import Share
 
 __all__ = [
     "COMBINING_RULE",
@@ -14,6 +14,5 @@ __all__ = [
     "Share",
     "combine",
     "load_runs",
-    "wilson_interval",
     "write_report",
 ]

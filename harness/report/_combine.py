@@ -1,8 +1,8 @@
-"""How several runs become one report: same-named conditions are pooled when their models match.
+"""How several runs become one report: same-named conditions are pooled when their domain and models match.
 
 A sweep writes one condition per job, and a condition may be run more than once; pooling counts
-their tasks together. Pooling runs made with other models would mix two experiments, so a condition
-whose models differ between runs is kept apart, each part labelled with the run(s) it comes from.
+their tasks together. Pooling runs made with other models or in another domain would mix two experiments, so
+such a condition is kept apart, each part labelled with the run(s) it comes from.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from harness.report._runs import RunData
 from harness.metrics.run import ConditionReport
 
 COMBINING_RULE = (
-    "Conditions with the same name from different runs are pooled (their tasks counted together) when their "
-    "actor and reflector models match; otherwise each is kept apart and labelled with the run(s) it comes from."
+    "Conditions with the same name from different runs are pooled (their tasks counted together) when they ran in "
+    "the same domain with the same actor and reflector models; otherwise each is kept apart and labelled with the "
+    "run(s) it comes from."
 )
 
 
@@ -44,16 +45,16 @@ class ReportCondition(BaseModel):
 
 def combine(runs: Sequence[RunData]) -> list[ReportCondition]:
     """The report's conditions, in order of first appearance over the runs."""
-    groups: dict[tuple[str, str, str], list[tuple[str, ConditionReport]]] = {}
+    groups: dict[tuple[str, str, str, str | None], list[tuple[str, ConditionReport]]] = {}
     for run in runs:
         for report in run.metrics.conditions:
-            key = (report.condition, report.actor_model, report.reflector_model)
+            key = (report.condition, report.actor_model, report.reflector_model, run.domain)
             groups.setdefault(key, []).append((run.name, report))
-    model_sets = Counter(condition for condition, _, _ in groups)
+    model_sets = Counter(condition for condition, _, _, _ in groups)
     # Parts of a condition kept apart sit next to each other, in order of the condition's first appearance.
-    order = list(dict.fromkeys(condition for condition, _, _ in groups))
+    order = list(dict.fromkeys(condition for condition, _, _, _ in groups))
     combined = []
-    for (condition, actor, reflector), parts in sorted(groups.items(), key=lambda item: order.index(item[0][0])):
+    for (condition, actor, reflector, _), parts in sorted(groups.items(), key=lambda item: order.index(item[0][0])):
         names = [name for name, _ in parts]
         tasks = [task for _, report in parts for task in report.tasks]
         combined.append(

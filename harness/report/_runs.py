@@ -11,11 +11,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, run_usage, with_unpriced
+from harness.domains.registry import domain_of_tasks, mention_rules
 from harness.errors import HarnessError
-from harness.records import MANIFEST_FILE, TRIALS_FILE, Manifest, TrialRecord, read_trials
+from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, run_usage, with_unpriced
 from harness.metrics.run import METRICS_FILE, RunMetrics, run_metrics
-from harness.domains.alfworld.target import target_object
+from harness.records import MANIFEST_FILE, TRIALS_FILE, Manifest, TrialRecord, read_trials
 
 
 class ReportInputError(HarnessError):
@@ -31,6 +31,9 @@ class RunData(BaseModel):
     path: Path = Field(description="The run directory.")
     metrics: RunMetrics
     metrics_source: str = Field(description="'metrics.json', or how many records the metrics were recomputed from.")
+    domain: str | None = Field(
+        description="The run's domain: the manifest's env.name, else the one its task ids belong to; None if unknown."
+    )
     status: str | None = Field(description="The manifest's status (running, finished, failed); None without one.")
     prices: dict[str, ConditionPrices] = Field(
         description="Each condition's role prices, from the manifest's config; unpriced where it names no models."
@@ -56,16 +59,30 @@ def _trial_budget(records: Sequence[TrialRecord], manifest: Manifest | None) -> 
     return max(r.trial for r in records) + 1
 
 
+def run_domain(manifest: Manifest | None) -> str | None:
+    """The domain a run played, from its manifest."""
+    env = manifest.config.get("env") if manifest else None
+    return env.get("name") if isinstance(env, dict) else None
+
+
 def recompute_metrics(run_dir: Path, manifest: Manifest | None) -> tuple[RunMetrics, int]:
-    """The metrics a finished run would have written, and the number of records they come from."""
+    """The metrics a finished run would have written, and the number of records they come from, measured by the
+    run's own domain's target and mention rules."""
     records = read_trials(run_dir)
     if not records:
         raise ReportInputError(f"{run_dir} holds no complete trial record and no {METRICS_FILE}; nothing to report.")
+    domain = run_domain(manifest) or domain_of_tasks([r.task_id for r in records])
+    if domain is None:
+        raise ReportInputError(
+            f"{run_dir} holds no {METRICS_FILE}, no {MANIFEST_FILE} naming its domain, and task ids no domain "
+            "accepts; give a run directory with its manifest."
+        )
     try:
-        targets = {r.task_id: target_object(r.task_id) for r in records}
+        target, mentions = mention_rules(domain)
+        targets = {r.task_id: target(r.task_id) for r in records}
     except ValueError as error:
         raise ReportInputError(f"{run_dir}: {error}") from error
-    metrics = run_metrics(records, _conditions(records, manifest), targets, _trial_budget(records, manifest))
+    metrics = run_metrics(records, _conditions(records, manifest), targets, _trial_budget(records, manifest), mentions)
     return metrics, len(records)
 
 
@@ -97,6 +114,7 @@ def load_run(run_dir: Path, name: str) -> RunData:
         path=run_dir,
         metrics=metrics,
         metrics_source=source,
+        domain=run_domain(manifest) or domain_of_tasks([t.task_id for c in metrics.conditions for t in c.tasks]),
         status=manifest.status if manifest else None,
         prices=prices,
         usage=run_usage(records, prices) if (run_dir / TRIALS_FILE).is_file() else {},

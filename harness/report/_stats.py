@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import math
-from statistics import NormalDist
-
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.metrics.intervals import wilson_interval
 from harness.report._combine import ReportCondition
-
-Z_95 = NormalDist().inv_cdf(0.975)
-"""The standard normal quantile of a two-sided 95% interval (1.959964...)."""
 
 
 class Share(BaseModel):
@@ -23,18 +18,6 @@ class Share(BaseModel):
     share: float | None
     low: float | None
     high: float | None
-
-
-def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion; unlike the Wald interval it stays in [0, 1] at k = 0 or n."""
-    if n <= 0 or not 0 <= successes <= n:
-        raise ValueError(f"a Wilson interval needs 0 <= successes <= n and n > 0, got {successes}/{n}.")
-    p = successes / n
-    denominator = 1 + z**2 / n
-    centre = (p + z**2 / (2 * n)) / denominator
-    half = z / denominator * math.sqrt(p * (1 - p) / n + z**2 / (4 * n**2))
-    # Exact arithmetic keeps the bounds in [0, 1]; floating point can step past them at k = 0 or k = n.
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def share(successes: int, n: int) -> Share:

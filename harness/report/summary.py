@@ -90,7 +90,7 @@ def summary_markdown(summary: RunSummary, metrics: RunMetrics, config: RunConfig
     lines += [
         f"- LLM calls: {summary.llm_calls} ({summary.cache_hits} from cache); "
         f"tokens: {summary.prompt_tokens} prompt, {summary.completion_tokens} completion",
-        f"- seconds in ALFWorld: {summary.env_s}; waiting on the LLM: {summary.llm_s}; "
+        f"- seconds in the environment ({config.env.name}): {summary.env_s}; waiting on the LLM: {summary.llm_s}; "
         f"trial wall time: {summary.wall_s}",
         "",
         "## Conditions",

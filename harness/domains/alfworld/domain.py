@@ -8,12 +8,13 @@ from pathlib import Path
 from envs.alfworld import AlfworldEpisode, AlfworldGame
 from harness.domains.alfworld.config import AlfworldEnvConfig
 from harness.domains.alfworld.selection import choose_games
+from harness.domains.alfworld.target import task_mentions
 from harness.domains.alfworld.actor import play_episode
 from harness.domains.base import Attempt, Domain
 from harness.domains.alfworld.reflection import AlfworldReflection
 from harness.domains.hashing import prompts_hash, sha256_files
 from harness.llm.metering import MeteredLLM
-from harness.metrics.core import MentionCounts, object_mention
+from harness.metrics.core import MentionCounts
 from harness.records import TrialRecord
 
 
@@ -70,8 +71,7 @@ class AlfworldDomain(Domain):
         return self.games[task_id].target_object
 
     def mentions(self, records: Sequence[TrialRecord]) -> MentionCounts:
-        reflections = [r.reflection for r in sorted(records, key=lambda r: r.trial) if r.reflection is not None]
-        return object_mention(reflections, self.target(records[0].task_id))
+        return task_mentions(records)
 
     def data_hashes(self) -> dict[str, str]:
         return {

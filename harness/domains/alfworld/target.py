@@ -2,10 +2,16 @@
 
 A task folder is `<type>-<object>-<movable receptacle>-<receptacle>-<scene>`, for instance
 `pick_cool_then_place_in_recep-Mug-None-CoffeeMachine-10`; the game id adds `/<trial folder>`.
-Records and the published logs keep only this name, so it is where the object must come from.
+Records and the published logs keep only this name, so it is where the object must come from; object mention of a
+run is measured from it.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness.metrics.core import MentionCounts, object_mention
+from harness.records import TrialRecord
 
 _FIELDS = 5
 
@@ -20,3 +26,9 @@ def target_object(task: str) -> str:
             "so it names no target object."
         )
     return fields[1]
+
+
+def task_mentions(records: Sequence[TrialRecord]) -> MentionCounts:
+    """Object mention over one task's reflections (one condition), in trial order: its target object named."""
+    reflections = [r.reflection for r in sorted(records, key=lambda r: r.trial) if r.reflection is not None]
+    return object_mention(reflections, target_object(records[0].task_id))

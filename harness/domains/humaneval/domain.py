@@ -29,7 +29,7 @@ from harness.domains.humaneval.feedback import (
     internal_signals,
     run_internal_tests,
 )
-from harness.domains.humaneval.mention import failed_test_mention
+from harness.domains.humaneval.mention import task_mentions, task_target
 from harness.domains.base import Attempt, Domain
 from harness.domains.humaneval.reflection import HumanEvalReflection
 from harness.domains.hashing import prompts_hash
@@ -132,15 +132,10 @@ class HumanEvalDomain(Domain):
         return success or end_reason == INTERNAL_PASSED
 
     def target(self, task_id: str) -> str:
-        return "a failed test case"
+        return task_target(task_id)
 
     def mentions(self, records: Sequence[TrialRecord]) -> MentionCounts:
-        pairs = [
-            (r.reflection, r.attempt_details.signals.failed_cases if r.attempt_details else [])
-            for r in sorted(records, key=lambda r: r.trial)
-            if r.reflection is not None
-        ]
-        return failed_test_mention(pairs)
+        return task_mentions(records)
 
     def data_hashes(self) -> dict[str, str]:
         return {"problems": hashlib.sha256(data_bytes()).hexdigest(), "prompts": prompts_hash("humaneval")}

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from harness.domains.humaneval.models import CheckedCall
 from harness.metrics.core import MentionCounts, MentionVariant
+from harness.records import TrialRecord
 
 
 def _squeeze(text: str) -> str:
@@ -80,3 +81,21 @@ def failed_test_mention(reflections: Sequence[tuple[str, Sequence[CheckedCall]]]
         strict=sum(mentions_failed_test(text, failed, "strict") for text, failed in reflections),
         normalized=sum(mentions_failed_test(text, failed, "normalized") for text, failed in reflections),
     )
+
+
+TARGET = "a failed test case"
+
+
+def task_target(task_id: str) -> str:
+    """What object mention looks for on code, the same for every problem."""
+    return TARGET
+
+
+def task_mentions(records: Sequence[TrialRecord]) -> MentionCounts:
+    """Object mention over one problem's reflections (one condition), each against the cases its run failed."""
+    pairs = [
+        (r.reflection, r.attempt_details.signals.failed_cases if r.attempt_details else [])
+        for r in sorted(records, key=lambda r: r.trial)
+        if r.reflection is not None
+    ]
+    return failed_test_mention(pairs)

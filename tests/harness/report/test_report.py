@@ -9,7 +9,8 @@ import pytest
 from PIL import Image
 
 from harness.records import Manifest, TrialLog, TrialRecord, write_manifest
-from harness.report import REPORT_FILE, load_runs, wilson_interval, write_report
+from harness.metrics.intervals import wilson_interval
+from harness.report import REPORT_FILE, load_runs, write_report
 from harness.report.__main__ import main
 from harness.report._plots import PLOT_FILES
 from harness.metrics.run import METRICS_FILE, run_metrics, write_metrics
@@ -67,19 +68,38 @@ def run_a(tmp_path: Path) -> Path:
     """A run with a manifest and records but no metrics.json (it stopped before writing them)."""
     run_dir = tmp_path / "run_a"
     _write_records(run_dir, run_a_records())
-    config = {
-        "conditions": [{"name": "self_diagnosis"}, {"name": "no_memory"}, {"name": "programmatic"}],
-        "experiment": {"trials": 3},
-    }
-    manifest = Manifest(
-        config=config,
+    write_manifest(run_dir, manifest_of("alfworld", ["self_diagnosis", "no_memory", "programmatic"], trials=3))
+    return run_dir
+
+
+def manifest_of(domain: str, conditions: list[str], trials: int) -> Manifest:
+    """The manifest of a run that stopped before writing metrics.json."""
+    return Manifest(
+        config={
+            "env": {"name": domain},
+            "conditions": [{"name": name} for name in conditions],
+            "experiment": {"trials": trials},
+        },
         package_versions={},
         git_commit=None,
         data_hashes={},
         started_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
         status="failed",
     )
-    write_manifest(run_dir, manifest)
+
+
+@pytest.fixture
+def humaneval_run(tmp_path: Path) -> Path:
+    """A HumanEval run without metrics.json: its task ids are problems, not ALFWorld task folders."""
+    run_dir = tmp_path / "humaneval_run"
+    _write_records(
+        run_dir,
+        [
+            make_record(0, "assert f(1) == 2 failed: f returns x.", task="HumanEval/0"),
+            make_record(1, None, True, task="HumanEval/0"),
+        ],
+    )
+    write_manifest(run_dir, manifest_of("humaneval", ["self_diagnosis"], trials=2))
     return run_dir
 
 
@@ -94,15 +114,14 @@ def run_b(tmp_path: Path) -> Path:
 
 
 def test_wilson_interval_matches_a_hand_computed_value() -> None:
-    # 8 of 10, z = 1.96: p = 0.8, d = 1 + 3.8416 / 10 = 1.38416,
-    # centre = (0.8 + 3.8416 / 20) / d = 0.99208 / 1.38416 = 0.7167380,
-    # half = 1.96 / d * sqrt(0.8 * 0.2 / 10 + 3.8416 / 400) = 1.4160213 * 0.1600125 = 0.2265811,
-    # so (0.4901569, 0.9433191).
-    low, high = wilson_interval(8, 10, z=1.96)
-    assert (low, high) == (pytest.approx(0.4901569, abs=1e-6), pytest.approx(0.9433191, abs=1e-6))
-    assert wilson_interval(8, 10) == (pytest.approx(0.4902, abs=1e-4), pytest.approx(0.9433, abs=1e-4))
+    # 8 of 10, z = 1.959964 (two-sided 95%): p = 0.8, d = 1 + z^2 / 10 = 1.3841459,
+    # centre = (0.8 + z^2 / 20) / d = 0.7167402, half = z / d * sqrt(0.016 + z^2 / 400) = 0.2265777,
+    # so (0.4901625, 0.9433178).
+    low, high = wilson_interval(8, 10)
+    assert (low, high) == (pytest.approx(0.4901625, abs=1e-6), pytest.approx(0.9433178, abs=1e-6))
     low, high = wilson_interval(0, 5)
     assert low == 0.0 and high == pytest.approx(3.8415 / (5 + 3.8415), abs=1e-4)
+    assert wilson_interval(5, 5)[1] == 1.0
     with pytest.raises(ValueError, match="n > 0"):
         wilson_interval(0, 0)
 
@@ -160,7 +179,7 @@ def test_two_runs_pool_conditions_with_the_same_models_and_keep_the_others_apart
         ]
     )
     assert table in text
-    assert "pooled (their tasks counted together) when their actor and reflector models match" in text
+    assert "pooled (their tasks counted together) when they ran in the same domain with the same actor and reflector models" in text
     assert "Pooled here: self_diagnosis pooled from run_a, run_b." in text
     assert "Kept apart here (models differ): no_memory (run_a); no_memory (run_b)." in text
     assert "| run_b | [../run_b](../run_b) | no manifest | 3 | self_diagnosis, no_memory | metrics.json |" in text
@@ -206,3 +225,15 @@ def test_the_command_refuses_bad_input_in_one_sentence(
     assert exit_.value.code == 2
     assert capsys.readouterr().err == message.format(**paths)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_humaneval_run_without_metrics_json_is_measured_by_its_own_domain(humaneval_run: Path) -> None:
+    [run] = load_runs([humaneval_run])
+    assert run.domain == "humaneval" and run.metrics_source == "recomputed from 2 records (no metrics.json)"
+    [condition] = run.metrics.conditions
+    assert condition.totals.solved == 1 and condition.tasks[0].target_object == "a failed test case"
+
+
+def test_runs_of_two_domains_are_never_pooled_into_one_row(run_a: Path, humaneval_run: Path, tmp_path: Path) -> None:
+    text = write_report([run_a, humaneval_run], tmp_path / "combined").read_text()
+    assert "| self_diagnosis (run_a) |" in text and "| self_diagnosis (humaneval_run) |" in text
