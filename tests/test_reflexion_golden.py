@@ -28,6 +28,8 @@ ALFWORLD_RUNS = json.loads((GOLDEN / "alfworld_trials.json").read_text())
 HUMANEVAL_RUNS = json.loads((GOLDEN / "humaneval_runs.json").read_text())
 
 pytestmark = pytest.mark.slow
+# The published ALFWorld protocol with both roles on the scripted server, which answers as a completion model does.
+REFLEXION_ALFWORLD = ("experiment=reflexion", "actor_model=null", "reflector_model=null", "model.api=completion", "env.set=null")
 
 
 def scripted_run(script: list[str], run_dir: Path, *overrides: str) -> tuple[list[dict[str, Any]], list[TrialRecord]]:
@@ -65,11 +67,7 @@ def test_alfworld_requests_and_verdicts_equal_the_original(run: dict[str, Any], 
     requests, records = scripted_run(
         [call["answer"] for call in calls],
         tmp_path / "run",
-        "experiment=reflexion",
-        "actor_model=null",
-        "reflector_model=null",
-        "model.api=completion",
-        "env.set=null",
+        *REFLEXION_ALFWORLD,
         f"env.games=[{run['game_id']}]",
         f"experiment.trials={len(run['trials'])}",
         "experiment.max_concurrency=1",
@@ -132,11 +130,7 @@ def test_alfworld_requests_equal_the_restated_original_on_other_games_and_answer
     requests, records = scripted_run(
         script[: len(calls)],
         tmp_path / "run",
-        "experiment=reflexion",
-        "actor_model=null",
-        "reflector_model=null",
-        "model.api=completion",
-        "env.set=null",
+        *REFLEXION_ALFWORLD,
         f"env.games=[{game.game_id}]",
         "experiment.trials=4",
     )
@@ -152,11 +146,7 @@ def test_an_empty_first_action_is_a_repeat_that_ends_the_episode(tmp_path: Path)
     requests, [record] = scripted_run(
         [" look"] * 6 + [" plan"],
         tmp_path / "run",
-        "experiment=reflexion",
-        "actor_model=null",
-        "reflector_model=null",
-        "model.api=completion",
-        "env.set=null",
+        *REFLEXION_ALFWORLD,
         f"env.games=[{game.game_id}]",
         "experiment.trials=1",
     )
