@@ -7,8 +7,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[1]
 REPLAY_CACHE = ROOT / "tests" / "fixtures" / "replay" / "llm_cache.jsonl"
+
+
+def reflector_stop_override(model: str) -> str:
+    """`+model.reflector_stop=[...]` with the stop list of embedded `model`, for a run that asks an
+    OpenAI-compatible server what that model answered (Hydra keeps a raw newline inside quotes as it is)."""
+    stops = yaml.safe_load((ROOT / "configs" / "model" / f"{model}.yaml").read_text())["reflector_stop"]
+    return "+model.reflector_stop=[" + ",".join(f'"{stop}"' for stop in stops) + "]"
 
 
 def run_cli(

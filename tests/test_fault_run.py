@@ -11,7 +11,7 @@ import pytest
 
 from harness.records import TrialRecord, read_manifest, read_trials
 from tests.llm.fault_server import Fault, FaultServer
-from tests.runner import REPLAY_CACHE, run_cli
+from tests.runner import REPLAY_CACHE, reflector_stop_override, run_cli
 from tests.test_replay import RECORDED_RUN
 
 pytestmark = pytest.mark.slow
@@ -47,6 +47,7 @@ def http_run(server: FaultServer, run_dir: Path, tmp_path: Path) -> Any:
         "model=openai-compatible",
         f"model.base_url={server.base_url}",
         "model.model=qwen2.5-coder-1.5b",
+        reflector_stop_override("qwen2.5-coder-1.5b"),
         "+model.max_retries=3",
         "+model.retry_max_wait_s=0.05",
         f"+model.timeout_s={TIMEOUT_S}",

@@ -15,6 +15,7 @@ from tests.runner import ROOT, replay_side_by_side
 CACHE = ROOT / "tests" / "fixtures" / "humaneval" / "llm_cache.jsonl"
 PROBLEMS = ["HumanEval/0", "HumanEval/10", "HumanEval/32", "HumanEval/129", "HumanEval/145"]
 CONDITIONS = ["self_diagnosis", "programmatic"]
+TRIALS = 2  # experiment=humaneval_demo: Reflexion's max_iters
 
 pytestmark = pytest.mark.slow
 
@@ -42,17 +43,21 @@ def test_both_conditions_ran_every_problem_with_its_tests_and_verdicts(replays: 
             assert details is not None and record.steps == 1
             assert (details.internal_tests is not None) == (record.trial == 0)
             assert record.trajectory[0].observation.startswith("Tested passed:")
-            # check() runs exactly when the internal tests passed, and only then can the task be solved.
-            assert (details.check_status is not None) == (record.end_reason == "internal_tests_passed")
+            # check() runs when the internal tests passed, and on the last trial's code whatever they said.
+            checked = record.end_reason == "internal_tests_passed" or record.trial == TRIALS - 1
+            assert (details.check_status is not None) == checked
             assert record.success == (details.check_status == "passed")
 
 
 def test_failed_trials_are_reflected_on_and_programmatic_keeps_its_signals(replays: list[Path]) -> None:
     records = read_trials(replays[0])
-    failed = [r for r in records if r.end_reason == "internal_tests_failed"]
+    failed = [r for r in records if r.end_reason == "internal_tests_failed" and not r.success]
     assert failed, "the recording should hold at least one failed implementation"
     for record in failed:
-        assert record.reflection is not None
+        # Reflexion reflects only before a new implementation: never after the last one.
+        assert (record.reflection is not None) == (record.trial < TRIALS - 1)
+        if record.reflection is None:
+            continue
         if record.condition == "programmatic":
             assert isinstance(record.reflection_details, ExtractedCodeSignals)
             assert record.reflection_details.signals.has_failures

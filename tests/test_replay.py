@@ -94,11 +94,16 @@ def test_a_replay_miss_names_task_trial_and_key(tmp_path: Path) -> None:
 
 
 def test_a_sweep_over_strategies_lands_one_job_per_strategy(tmp_path: Path) -> None:
-    # no_memory never puts a reflection in the prompt, so its actor prompts are the recorded trial-0 prompts.
+    # Trial 0's requests are the same in every condition (common random numbers), so one trial of no_memory is
+    # the recorded trial 0; its later trials carry seeds of their own and were never recorded.
     sweep_dir = tmp_path / "sweep"
     overrides = [o for o in RECORDED_RUN if not o.startswith("strategy=")]
     result = run_cli(
-        *overrides, "strategy=self_diagnosis,no_memory", f"hydra.sweep.dir={sweep_dir}", multirun=True
+        *overrides,
+        "strategy=self_diagnosis,no_memory",
+        "experiment.trials=1",
+        f"hydra.sweep.dir={sweep_dir}",
+        multirun=True,
     )
     assert result.returncode == 0, result.stderr
     jobs = sorted(p for p in sweep_dir.iterdir() if p.is_dir())

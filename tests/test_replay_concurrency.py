@@ -13,7 +13,7 @@ from harness.records import read_trials, records_without_timing
 from harness.metrics.run import METRICS_FILE
 from tests.runner import REPLAY_CACHE, ROOT
 
-# The committed replay cache covers no_memory too: its prompts are the recorded trial-0 prompts.
+# The committed replay cache covers no_memory too: its trial 0 is self_diagnosis's, its trial 1 was recorded (fixture README).
 CONDITIONS = ("self_diagnosis", "no_memory")
 RUN = (
     "experiment=default",

@@ -118,8 +118,8 @@ def play_trial(
         on_step=lambda step: progress.step(f"{condition.name} {task_id}", trial, step),
     )
     reflection = Reflection(text=None)
-    last_trial = trial == settings.trials - 1
-    if not domain.finished(attempt.success, attempt.end_reason) and (domain.reflects_after_last_trial or not last_trial):
+    reflects = domain.reflects_after_last_trial or trial < settings.trials - 1
+    if reflects and not domain.finished(attempt.success, attempt.end_reason):
         reflection = source.reflect(
             ReflectionInput(
                 task_id=task_id,

@@ -168,15 +168,15 @@ def test_object_mention_counts_both_variants() -> None:
 def real_reflections() -> dict[str, list[str]]:
     """Reflector answers of the committed replay run, by game id, in trial order.
 
-    Reflector requests are those without a stop list; the last task sentence of the prompt names
-    the game, and only the second trial's prompt carries plans from past attempts.
+    Reflector requests are the prompts ending in Reflexion's "New plan:"; the last task sentence of the prompt
+    names the game, and only the second trial's prompt carries plans from past attempts.
     """
     by_task_text = {game.task_text: game.game_id for game in select_games(list_games(), names=CACHE_GAMES)}
     found: dict[str, list[tuple[bool, str]]] = {}
     for line in CACHE.read_text().splitlines():
         entry = json.loads(line)
         request = entry["request"]
-        if request["stop"]:
+        if not request["prompt"].endswith("New plan:"):
             continue
         prompt = request["prompt"]
         task_text = prompt.rsplit("Your task is to: ", 1)[1].split("\n", 1)[0]
