@@ -1,6 +1,6 @@
 """Deterministic failure signals read off a sandbox Verdict of code under test.
 
-The HumanEval counterpart of `trajectory_parser`: what the sandbox itself says went wrong, with no
+The HumanEval counterpart of ALFWorld's `signals`: what the sandbox itself says went wrong, with no
 model in the loop and no second run: asserts that were false (the call, its inputs, expected and
 actual values), exceptions (with the implementation line that raised them), and how the run was
 stopped (time limit, resource limit, signal, early exit), with the test it did not finish.
