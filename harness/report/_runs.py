@@ -65,13 +65,13 @@ def run_domain(manifest: Manifest | None) -> str | None:
     return env.get("name") if isinstance(env, dict) else None
 
 
-def recompute_metrics(run_dir: Path, manifest: Manifest | None) -> tuple[RunMetrics, int]:
-    """The metrics a finished run would have written, and the number of records they come from, measured by the
-    run's own domain's target and mention rules."""
-    records = read_trials(run_dir)
+def recompute_metrics(
+    run_dir: Path, records: Sequence[TrialRecord], manifest: Manifest | None, domain: str | None
+) -> RunMetrics:
+    """The metrics a finished run would have written, measured by the run's own domain's target and mention
+    rules."""
     if not records:
         raise ReportInputError(f"{run_dir} holds no complete trial record and no {METRICS_FILE}; nothing to report.")
-    domain = run_domain(manifest) or domain_of_tasks([r.task_id for r in records])
     if domain is None:
         raise ReportInputError(
             f"{run_dir} holds no {METRICS_FILE}, no {MANIFEST_FILE} naming its domain, and task ids no domain "
@@ -82,8 +82,7 @@ def recompute_metrics(run_dir: Path, manifest: Manifest | None) -> tuple[RunMetr
         targets = {r.task_id: target(r.task_id) for r in records}
     except ValueError as error:
         raise ReportInputError(f"{run_dir}: {error}") from error
-    metrics = run_metrics(records, _conditions(records, manifest), targets, _trial_budget(records, manifest), mentions)
-    return metrics, len(records)
+    return run_metrics(records, _conditions(records, manifest), targets, _trial_budget(records, manifest), mentions)
 
 
 def _read_metrics(path: Path) -> RunMetrics:
@@ -100,21 +99,26 @@ def load_run(run_dir: Path, name: str) -> RunData:
     """Metrics from metrics.json when the run wrote one, else recomputed from its records; LLM use from the
     records, priced by the manifest."""
     manifest = _read_manifest(run_dir)
+    records = read_trials(run_dir)
+    metrics: RunMetrics | None = None
     if (run_dir / METRICS_FILE).is_file():
         metrics, source = _read_metrics(run_dir / METRICS_FILE), METRICS_FILE
+        task_ids = [t.task_id for c in metrics.conditions for t in c.tasks]
     elif (run_dir / TRIALS_FILE).is_file():
-        metrics, count = recompute_metrics(run_dir, manifest)
-        source = f"recomputed from {count} records (no {METRICS_FILE})"
+        source = f"recomputed from {len(records)} records (no {METRICS_FILE})"
+        task_ids = [r.task_id for r in records]
     else:
         raise ReportInputError(f"{run_dir} is not a run directory: it holds neither {METRICS_FILE} nor {TRIALS_FILE}.")
-    records = read_trials(run_dir)
+    domain = run_domain(manifest) or domain_of_tasks(task_ids)
+    if metrics is None:
+        metrics = recompute_metrics(run_dir, records, manifest, domain)
     prices = with_unpriced(records, condition_prices(manifest.config) if manifest else {})
     return RunData(
         name=name,
         path=run_dir,
         metrics=metrics,
         metrics_source=source,
-        domain=run_domain(manifest) or domain_of_tasks([t.task_id for c in metrics.conditions for t in c.tasks]),
+        domain=domain,
         status=manifest.status if manifest else None,
         prices=prices,
         usage=run_usage(records, prices) if (run_dir / TRIALS_FILE).is_file() else {},
