@@ -111,8 +111,10 @@ class Domain(ABC):
         actor: MeteredLLM,
         seed: int,
         on_step: Callable[[int], None],
+        last_trial: bool,
     ) -> Attempt:
-        """One trial of a task, the actor reading `window`; `earlier` are the task's records so far, in order."""
+        """One trial of a task, the actor reading `window`; `earlier` are the task's records so far, in order;
+        `last_trial`: the run's trial budget ends with this one."""
 
     @abstractmethod
     def finished(self, success: bool, end_reason: str) -> bool:

@@ -14,8 +14,8 @@ from harness.domains.base import Domain
 from harness.metrics.core import MentionCounts
 from harness.records import TrialRecord
 
-DomainBuilder = Callable[[Any, int], Domain]
-"""(the env config, the trial budget) -> the domain."""
+DomainBuilder = Callable[[Any], Domain]
+"""The env config -> the domain."""
 TargetRule = Callable[[str], str]
 """task id -> what object mention looks for."""
 MentionRule = Callable[[Sequence[TrialRecord]], MentionCounts]
@@ -30,7 +30,7 @@ _REGISTERED: dict[str, tuple[DomainBuilder, tuple[TargetRule, MentionRule] | Non
 
 
 def register_domain(name: str, builder: DomainBuilder, rules: tuple[TargetRule, MentionRule] | None = None) -> None:
-    """Make `name` a domain: `builder(env_config, trials)` returns it; `rules` measure its records offline."""
+    """Make `name` a domain: `builder(env_config)` returns it; `rules` measure its records offline."""
     _REGISTERED[name] = (builder, rules)
 
 
@@ -42,14 +42,14 @@ def _unknown(name: str) -> ValueError:
     return ValueError(f"env.name = {name!r} is not a domain; accepted: {', '.join(domain_names())}.")
 
 
-def build_domain(env: Any, trials: int) -> Domain:
+def build_domain(env: Any) -> Domain:
     """The domain named by `env.name`, built from its config."""
     if env.name in _REGISTERED:
-        return _REGISTERED[env.name][0](env, trials)
+        return _REGISTERED[env.name][0](env)
     if env.name not in _SHIPPED:
         raise _unknown(env.name)
     builder: DomainBuilder = importlib.import_module(_SHIPPED[env.name][0]).build
-    return builder(env, trials)
+    return builder(env)
 
 
 def mention_rules(name: str) -> tuple[TargetRule, MentionRule]:

@@ -61,7 +61,7 @@ class Experiment:
     def __init__(self, config: RunConfig, run_dir: Path) -> None:
         self.config = config
         self.run_dir = run_dir
-        self.domain = build_domain(config.env, config.experiment.trials)
+        self.domain = build_domain(config.env)
         self.resolved = config.model_dump(mode="json")
         self.previous = read_previous_manifest(run_dir)
         if self.previous is not None:

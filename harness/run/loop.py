@@ -104,6 +104,7 @@ def play_trial(
     source = condition.source
     window = condition.memory(task_id, history)
     seed = trial_seed(settings.seed, trial)
+    last_trial = trial == settings.trials - 1
     context = CallContext(task_id=task_id, trial=trial, condition=condition.name, role="actor")
     actor = MeteredLLM(condition.actor_llm, context)
     reflector = MeteredLLM(
@@ -116,9 +117,10 @@ def play_trial(
         actor,
         seed,
         on_step=lambda step: progress.step(f"{condition.name} {task_id}", trial, step),
+        last_trial=last_trial,
     )
     reflection = Reflection(text=None)
-    reflects = domain.reflects_after_last_trial or trial < settings.trials - 1
+    reflects = domain.reflects_after_last_trial or not last_trial
     if reflects and not domain.finished(attempt.success, attempt.end_reason):
         reflection = source.reflect(
             ReflectionInput(

@@ -40,6 +40,7 @@ class AlfworldDomain(Domain):
         actor: MeteredLLM,
         seed: int,
         on_step: Callable[[int], None],
+        last_trial: bool,
     ) -> Attempt:
         game = self.games[task_id]
         # The actor owns the step budget; the engine must not end episodes on its own count.
@@ -80,6 +81,6 @@ class AlfworldDomain(Domain):
         }
 
 
-def build(env: AlfworldEnvConfig, trials: int) -> AlfworldDomain:
-    """The domain of a run's env config (ALFWorld's episodes do not depend on the trial budget)."""
+def build(env: AlfworldEnvConfig) -> AlfworldDomain:
+    """The domain of a run's env config."""
     return AlfworldDomain(choose_games(env), env.max_steps, env.newline_before_prompt)

@@ -48,7 +48,6 @@ class CodeProtocol(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    trials: int = Field(ge=1, description="Reflexion's max_iters: the last trial's code always goes to check().")
     max_tests: int = Field(ge=1, description="Internal tests kept (Reflexion: 1).")
     test_filter: TestFilter = "reflexion"
     feedback: FeedbackStyle = "reflexion"
@@ -91,6 +90,7 @@ class HumanEvalDomain(Domain):
         actor: MeteredLLM,
         seed: int,
         on_step: Callable[[int], None],
+        last_trial: bool,
     ) -> Attempt:
         problem, protocol = self.problems[task_id], self.protocol
         on_step(1)
@@ -106,7 +106,8 @@ class HumanEvalDomain(Domain):
         started = time.perf_counter()
         run = run_internal_tests(implementation.code, kept, protocol.test_limits)
         check_status, success = None, False
-        if run.passed or len(earlier) >= protocol.trials - 1:
+        # Reflexion's max_iters: the last implementation goes to check() whatever its tests said.
+        if run.passed or last_trial:
             hidden = CheckScript(script=problem.test, entry_point=problem.entry_point)
             check = run_tests(implementation.code, hidden, protocol.check_limits, preamble=TYPING_PREAMBLE)
             check_status, success = check.status, check.passed
@@ -141,10 +142,9 @@ class HumanEvalDomain(Domain):
         return {"problems": hashlib.sha256(data_bytes()).hexdigest(), "prompts": prompts_hash("humaneval")}
 
 
-def build(env: HumanEvalEnvConfig, trials: int) -> HumanEvalDomain:
-    """The domain of a run's env config; `trials` is Reflexion's max_iters."""
+def build(env: HumanEvalEnvConfig) -> HumanEvalDomain:
+    """The domain of a run's env config."""
     protocol = CodeProtocol(
-        trials=trials,
         max_tests=env.max_tests,
         test_filter=env.test_filter,
         feedback=env.feedback,

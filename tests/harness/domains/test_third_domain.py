@@ -75,6 +75,7 @@ class SumDomain(Domain):
         actor: MeteredLLM,
         seed: int,
         on_step: Callable[[int], None],
+        last_trial: bool,
     ) -> Attempt:
         a, b = SUMS[task_id]
         task = f"What is {a} + {b}?"
@@ -134,8 +135,8 @@ SOURCES = ["no_memory", "self_diagnosis", "programmatic", "grounded_template", "
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[TrialRecord], Path, RuleStandIn]:
     root = tmp_path_factory.mktemp("sums")
-    register_domain("sums", lambda env, trials: SumDomain())
-    domain = build_domain(type("SumsConfig", (), {"name": "sums"})(), 2)
+    register_domain("sums", lambda env: SumDomain())
+    domain = build_domain(type("SumsConfig", (), {"name": "sums"})())
     store = CacheStore(root / "cache.jsonl")
     actor, reflector = RuleStandIn("actor", actor_rule), RuleStandIn("reflector", reflector_rule)
     conditions = []

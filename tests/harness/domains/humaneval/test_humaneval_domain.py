@@ -38,11 +38,11 @@ class Scripted:
         return LLMResponse(text=self.answers.pop(0), usage=Usage(prompt_tokens=3, completion_tokens=2), latency_s=0.0)
 
 
-def protocol(trials: int, **options: object) -> CodeProtocol:
+def protocol(**options: object) -> CodeProtocol:
     """Reflexion's protocol, here with six internal tests and the strict filter unless told otherwise."""
     settings: dict[str, object] = {"max_tests": 6, "test_filter": "strict", **options}
     limits = SandboxLimits(timeout_s=10)
-    return CodeProtocol(trials=trials, test_limits=limits, check_limits=limits, **settings)  # type: ignore[arg-type]
+    return CodeProtocol(test_limits=limits, check_limits=limits, **settings)  # type: ignore[arg-type]
 
 
 def run(
@@ -57,7 +57,7 @@ def run(
         actor_model="actor",
         reflector_model="reflector",
     )
-    domain = HumanEvalDomain(select_problems(load_problems(), ids=[PROBLEM]), protocol(trials, **options))
+    domain = HumanEvalDomain(select_problems(load_problems(), ids=[PROBLEM]), protocol(**options))
     log = TrialLog(tmp_path / "run")
     run_loop(domain, [condition], log, LoopSettings(trials=trials, max_concurrency=1, seed=0), Progress(trials, False))
     return log
