@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from envs._names import closest_names
+from envs.alfworld_memos import install_memos
 from harness.errors import GameFileError, GameNotFoundError
 
 DEFAULT_DATA_DIR: Path = Path(__file__).resolve().parents[1] / "data" / "alfworld"
@@ -256,6 +257,7 @@ def _start_engine(game_file: Path, policy_commands: bool) -> Any:
     import textworld
     from textworld.envs.wrappers import Filter
 
+    install_memos()
     infos = textworld.EnvInfos(won=True, admissible_commands=True, policy_commands=policy_commands)
     return textworld.start(str(game_file), infos, wrappers=[AlfredDemangler(shuffle=False), AlfredInfos, Filter])
 
@@ -305,6 +307,8 @@ class AlfworldEpisode:
         self.policy_commands = policy_commands
         self.reset_seconds = 0.0
         self.step_seconds = 0.0
+        self.cpu_seconds = 0.0
+        """The engine's own CPU time in this episode's thread (waiting for the engine lock excluded)."""
         self.steps = 0
         self._engine: Any = None
         self._done = False
@@ -313,6 +317,14 @@ class AlfworldEpisode:
     def env_seconds(self) -> float:
         """Seconds spent in the engine: resets (including the first import and engine start) and steps."""
         return self.reset_seconds + self.step_seconds
+
+    @contextmanager
+    def _cpu(self) -> Iterator[None]:
+        started = time.thread_time()
+        try:
+            yield
+        finally:
+            self.cpu_seconds += time.thread_time() - started
 
     def _result(self, observation: str, done: bool, infos: dict[str, Any]) -> StepResult:
         policy = infos.get("policy_commands")
@@ -327,7 +339,7 @@ class AlfworldEpisode:
     def reset(self) -> StepResult:
         """Start (or restart) the game and return its opening text."""
         started = time.perf_counter()
-        with _ENGINE_LOCK, _kept_argv():
+        with _ENGINE_LOCK, _kept_argv(), self._cpu():
             if self._engine is None:
                 self._engine = _ENGINES.take(self.game.game_file, self.policy_commands)
             engine, self._engine = self._engine, None  # a half-loaded engine is dropped, not pooled
@@ -347,7 +359,7 @@ class AlfworldEpisode:
             # textworld.gym would silently repeat the last observation.
             raise RuntimeError(f"{self.game.game_id}: step({action!r}) after the episode is done.")
         started = time.perf_counter()
-        with _ENGINE_LOCK, _kept_argv():
+        with _ENGINE_LOCK, _kept_argv(), self._cpu():
             observation, _score, game_over, infos = self._engine.step(action)
         self.step_seconds += time.perf_counter() - started
         self.steps += 1

@@ -127,3 +127,7 @@ class RateLimitError(LLMError):
             f"tokens_per_minute={tokens_per_minute}, so it would wait forever; raise model.tokens_per_minute to "
             "your API tier's limit or set it to null."
         )
+
+
+class EngineWorkerError(HarnessError):
+    """An ALFWorld engine worker process died mid-episode; that trial is not recorded."""

@@ -30,6 +30,7 @@ class Attempt(BaseModel):
     end_reason: str
     scenario: str = Field(description="The text a reflector reads about the attempt.")
     env_s: float = Field(description="Seconds inside the environment (ALFWorld engine, sandbox).")
+    env_cpu_s: float | None = Field(None, description="CPU seconds of the environment itself, where it measures them.")
     details: CodeAttempt | None = Field(None, description="Domain evidence kept in the record.")
 
 
@@ -115,6 +116,9 @@ class Domain(ABC):
     ) -> Attempt:
         """One trial of a task, the actor reading `window`; `earlier` are the task's records so far, in order;
         `last_trial`: the run's trial budget ends with this one."""
+
+    def close(self) -> None:
+        """Release what the domain holds while it plays (ALFWorld: its engine processes); the run calls it once."""
 
     @abstractmethod
     def finished(self, success: bool, end_reason: str) -> bool:

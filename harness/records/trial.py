@@ -28,6 +28,9 @@ class Timing(BaseModel):
 
     wall_s: float = Field(0.0, description="Seconds from the trial's start to its record.")
     env_s: float = Field(0.0, description="Seconds spent inside the environment (reset + step).")
+    env_cpu_s: float | None = Field(
+        None, description="CPU seconds of the environment itself (ALFWorld's engine); None where it is not measured."
+    )
     llm_s: float = Field(0.0, description="Seconds spent waiting on the LLM in this process (cache hits are near 0).")
 
 

@@ -89,6 +89,7 @@ class Experiment:
         try:
             return self._run()
         finally:
+            self.domain.close()
             self.lock.release()
 
     def _run(self) -> RunSummary:

@@ -165,6 +165,7 @@ def play_trial(
         timing=Timing(
             wall_s=time.perf_counter() - started,
             env_s=attempt.env_s,
+            env_cpu_s=attempt.env_cpu_s,
             llm_s=sum(m.wait_s for m in meters),
         ),
     )

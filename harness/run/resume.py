@@ -14,7 +14,14 @@ from harness.records import MANIFEST_FILE, Manifest, read_manifest
 log = logging.getLogger(__name__)
 
 # Settings that may change between a run and its resumption without changing any finished trial.
-RESUMABLE_KEYS = ("experiment.trials", "experiment.max_concurrency", "llm", "progress", "resume")
+RESUMABLE_KEYS = (
+    "experiment.trials",
+    "experiment.max_concurrency",
+    "env.engine_workers",
+    "llm",
+    "progress",
+    "resume",
+)
 ALLOW_OVERRIDE = "+resume.allow_config_change=true"
 CHANGES = "changes"
 """Under the manifest's config.resume: every allowed change, {setting, was, now}, oldest first."""

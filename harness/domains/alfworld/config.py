@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,3 +26,13 @@ class AlfworldEnvConfig(BaseModel):
         False,
         description="Harness option: a newline before the actor prompt's closing '>' (Reflexion puts none: '...OK.>').",
     )
+    engine_workers: int | None = Field(
+        None,
+        ge=0,
+        strict=True,
+        description="Engine processes for concurrent episodes; null = the machine's cores; 0 or 1 = in this process.",
+    )
+
+    def workers(self) -> int:
+        """The engine processes to use: engine_workers, or the cores this process may run on."""
+        return len(os.sched_getaffinity(0)) if self.engine_workers is None else self.engine_workers

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from envs.alfworld import AlfworldEpisode, AlfworldGame
+from envs.alfworld_pool import EngineWorkers, RemoteEpisode
 from harness.domains.alfworld.config import AlfworldEnvConfig
 from harness.domains.alfworld.selection import choose_games
 from harness.domains.alfworld.target import task_mentions
@@ -24,10 +25,24 @@ class AlfworldDomain(Domain):
     name = "alfworld"
     reflection = AlfworldReflection()
 
-    def __init__(self, games: Sequence[AlfworldGame], max_steps: int, newline_before_prompt: bool = False) -> None:
+    def __init__(
+        self,
+        games: Sequence[AlfworldGame],
+        max_steps: int,
+        newline_before_prompt: bool = False,
+        engine_workers: int = 1,
+    ) -> None:
+        """engine_workers: engine processes for concurrent episodes; 0 or 1 plays every episode in this process."""
         self.games = {game.game_id: game for game in games}
         self.max_steps = max_steps
         self.newline_before_prompt = newline_before_prompt
+        self._workers = EngineWorkers(engine_workers) if engine_workers > 1 else None
+
+    def _episode(self, game: AlfworldGame) -> AlfworldEpisode | RemoteEpisode:
+        # The actor owns the step budget; the engine must not end episodes on its own count.
+        if self._workers is None:
+            return AlfworldEpisode(game, max_episode_steps=None)
+        return self._workers.episode(game, max_episode_steps=None)
 
     def task_ids(self) -> list[str]:
         return list(self.games)
@@ -43,8 +58,7 @@ class AlfworldDomain(Domain):
         last_trial: bool,
     ) -> Attempt:
         game = self.games[task_id]
-        # The actor owns the step budget; the engine must not end episodes on its own count.
-        with AlfworldEpisode(game, max_episode_steps=None) as env:
+        with self._episode(game) as env:
             episode = play_episode(
                 env,
                 game.prompt_type,
@@ -55,7 +69,7 @@ class AlfworldDomain(Domain):
                 on_step=on_step,
                 newline_before_prompt=self.newline_before_prompt,
             )
-            env_seconds = env.env_seconds
+            env_seconds, env_cpu_seconds = env.env_seconds, env.cpu_seconds
         return Attempt(
             task_text=episode.task_text,
             trajectory=episode.steps,
@@ -63,7 +77,12 @@ class AlfworldDomain(Domain):
             end_reason=episode.end_reason,
             scenario=episode.scenario(),
             env_s=env_seconds,
+            env_cpu_s=env_cpu_seconds,
         )
+
+    def close(self) -> None:
+        if self._workers is not None:
+            self._workers.close()
 
     def finished(self, success: bool, end_reason: str) -> bool:
         return success
@@ -83,4 +102,4 @@ class AlfworldDomain(Domain):
 
 def build(env: AlfworldEnvConfig) -> AlfworldDomain:
     """The domain of a run's env config."""
-    return AlfworldDomain(choose_games(env), env.max_steps, env.newline_before_prompt)
+    return AlfworldDomain(choose_games(env), env.max_steps, env.newline_before_prompt, env.workers())

@@ -1,0 +1,102 @@
+"""An ALFWorld engine process: plays the episodes its parent opens, one request at a time.
+
+    python -m envs.alfworld_worker FD RUN_PID
+
+FD is this end of a socket pair; RUN_PID only shows in `ps` which run the worker belongs to; requests and replies are pickled `multiprocessing.connection` messages. The
+worker ends when its parent closes the socket (or dies), so it never outlives the run. It runs in a session
+of its own: a Ctrl-C at the terminal reaches the run, which decides when its workers stop.
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from envs.alfworld import AlfworldEpisode, AlfworldGame
+
+
+@dataclass(frozen=True)
+class Open:
+    """Start an episode of `game` under the parent's id for it."""
+
+    episode: int
+    game: AlfworldGame
+    max_episode_steps: int | None
+    policy_commands: bool
+
+
+@dataclass(frozen=True)
+class Reset:
+    episode: int
+
+
+@dataclass(frozen=True)
+class Step:
+    episode: int
+    action: str
+
+
+@dataclass(frozen=True)
+class Close:
+    episode: int
+
+
+Request = Open | Reset | Step | Close
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A request's result (or the exception it raised) and the engine CPU seconds it took in this process."""
+
+    result: Any
+    error: BaseException | None
+    cpu_s: float
+
+
+def handle(request: Request, episodes: dict[int, AlfworldEpisode]) -> Any:
+    """Carry out one request on this worker's episodes."""
+    if isinstance(request, Open):
+        episodes[request.episode] = AlfworldEpisode(request.game, request.max_episode_steps, request.policy_commands)
+        return None
+    if isinstance(request, Close):
+        episode = episodes.pop(request.episode, None)
+        if episode is not None:
+            episode.close()
+        return None
+    episode = episodes[request.episode]
+    return episode.reset() if isinstance(request, Reset) else episode.step(request.action)
+
+
+def _picklable(error: BaseException) -> BaseException:
+    try:
+        pickle.dumps(error)
+    except Exception:  # an engine error carrying unpicklable state still reaches the parent as text
+        return RuntimeError(f"{type(error).__name__}: {error}")
+    return error
+
+
+def serve(connection: Connection) -> None:
+    """Answer requests until the parent hangs up."""
+    episodes: dict[int, AlfworldEpisode] = {}
+    while True:
+        try:
+            request = connection.recv()
+        except (EOFError, OSError):
+            return
+        started = time.process_time()
+        try:
+            reply = Reply(handle(request, episodes), None, 0.0)
+        except Exception as error:
+            reply = Reply(None, _picklable(error), 0.0)
+        connection.send(Reply(reply.result, reply.error, time.process_time() - started))
+
+
+if __name__ == "__main__":
+    # Run from the module by its own name, so what it pickles names envs.alfworld_worker, not __main__.
+    from envs import alfworld_worker
+
+    alfworld_worker.serve(Connection(int(sys.argv[1])))

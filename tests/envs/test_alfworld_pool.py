@@ -1,0 +1,124 @@
+"""ALFWorld episodes on engine worker processes: the same text as in this process, dead workers named, none left."""
+
+from __future__ import annotations
+
+import os
+import signal
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from envs.alfworld import AlfworldEpisode, AlfworldGame, list_games
+from envs.alfworld_memos import install_memos
+from envs.alfworld_pool import EngineWorkers, RemoteEpisode
+from harness.errors import EngineWorkerError
+
+GAMES = [
+    "pick_and_place_simple-SoapBottle-None-Toilet-424/trial_T20190907_004321_405868",
+    "look_at_obj_in_light-Mug-None-DeskLamp-308/trial_T20190908_201421_021646",
+    "pick_two_obj_and_place-CD-None-Safe-308/trial_T20190907_051056_585414",
+]
+SCRIPT = ["look", "inventory", "fly to the moon", "go to toilet 1", "examine toilet 1", "go to desk 1", "look"]
+
+
+@pytest.fixture(scope="module")
+def games() -> list[AlfworldGame]:
+    by_id = {game.game_id: game for game in list_games()}
+    return [by_id[game_id] for game_id in GAMES]
+
+
+def transcript(episode: AlfworldEpisode | RemoteEpisode) -> list[str]:
+    """Everything the game prints for SCRIPT, then for the planner's first step, reset twice."""
+    lines = []
+    for _ in range(2):
+        result = episode.reset()
+        lines += [result.observation, *result.admissible_commands]
+        for action in SCRIPT:
+            result = episode.step(action)
+            lines += [result.observation, str(result.won), *result.admissible_commands]
+    return lines
+
+
+def gone(pid: int) -> bool:
+    """No process, not even a zombie, has this pid."""
+    return not Path(f"/proc/{pid}").exists()
+
+
+def test_workers_print_the_same_text_as_this_process(games: list[AlfworldGame]) -> None:
+    local = []
+    for game in games:
+        with AlfworldEpisode(game, max_episode_steps=None) as episode:
+            local.append(transcript(episode))
+    pool = EngineWorkers(2)
+    try:
+
+        def remote(game: AlfworldGame) -> list[str]:
+            with pool.episode(game, max_episode_steps=None) as episode:
+                return transcript(episode)
+
+        with ThreadPoolExecutor(max_workers=3) as threads:
+            played = list(threads.map(remote, games))
+        pids = pool.pids()
+    finally:
+        pool.close()
+    assert played == local
+    assert len(pids) == 2, "three concurrent episodes on a pool of two start two workers"
+    assert all(gone(pid) for pid in pids)
+
+
+def test_an_episode_keeps_its_worker_and_the_engine_cpu_is_counted(games: list[AlfworldGame]) -> None:
+    pool = EngineWorkers(1)
+    try:
+        with pool.episode(games[0], max_episode_steps=2) as episode:
+            episode.reset()
+            assert not episode.step("look").done
+            assert episode.step("look").done
+            with pytest.raises(RuntimeError, match="after the episode is done"):
+                episode.step("look")
+            assert episode.cpu_seconds > 0 and episode.env_seconds >= episode.cpu_seconds * 0.5
+        assert len(pool.pids()) == 1
+    finally:
+        pool.close()
+
+
+def test_a_killed_worker_is_named_in_one_sentence_and_reaped(games: list[AlfworldGame]) -> None:
+    pool = EngineWorkers(2)
+    try:
+        with pool.episode(games[0]) as doomed, pool.episode(games[1]) as survivor:
+            doomed.reset()
+            survivor.reset()
+            (victim, other) = pool.pids()
+            os.kill(victim, signal.SIGKILL)
+            with pytest.raises(EngineWorkerError) as raised:
+                doomed.step("look")
+            assert survivor.step("look").observation
+        message = str(raised.value)
+        assert f"worker 0 (pid {victim}) was killed by signal 9 while playing {games[0].game_id}" in message
+        assert "not recorded" in message and message.count(". ") == 0
+        assert gone(victim), "the dead worker was reaped"
+    finally:
+        pool.close()
+    assert gone(other)
+
+
+def test_a_worker_left_open_ends_when_its_parent_hangs_up(games: list[AlfworldGame]) -> None:
+    pool = EngineWorkers(1)
+    episode = pool.episode(games[0])
+    episode.reset()
+    (pid,) = pool.pids()
+    pool.close()  # the episode is still open: closing the pool must not wait for it
+    assert gone(pid)
+    with pytest.raises(EngineWorkerError, match="was stopped as the run ended"):
+        episode.step("look")
+
+
+def test_the_memos_serve_repeated_resets_from_one_translation(games: list[AlfworldGame]) -> None:
+    memos = install_memos()
+    translation = memos["translation"]
+    with AlfworldEpisode(games[2], max_episode_steps=None) as episode:
+        episode.reset()
+        misses = translation.misses
+        episode.reset()
+    assert translation.misses == misses, "a second reset of the same game translated it again"
+    assert memos["parse"].hits > 0
