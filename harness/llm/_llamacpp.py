@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import ctypes
+import itertools
 import threading
 import time
+import weakref
+from dataclasses import dataclass
 from typing import Any
 
 import llama_cpp
@@ -26,20 +30,34 @@ class LlamaTimings(BaseModel):
     generated_tokens_per_s: float
 
 
-class LlamaCppBackend:
-    """One model instance. Give each role its own backend so its KV cache keeps that role's prompt prefix."""
+@dataclass(frozen=True)
+class _Parked:
+    """A backend's KV prefix while another backend uses the model: its tokens and their cache cells."""
+
+    tokens: list[int]
+    cells: bytes
+
+
+class SharedLlama:
+    """One loaded model for every backend of the same weights and settings in this process.
+
+    Actor and reflector of one embedded model used to hold a copy each. Now each backend keeps its KV prefix
+    across the others' calls: when the model changes hands, the leaving backend's tokens and cache cells are
+    copied out (llama.cpp's per-sequence state, tens of MB) and the arriving one's copied back, so an
+    episode's next prompt still reuses its prefix after a reflection.
+    """
 
     def __init__(self, config: ModelConfig) -> None:
-        model = embedded_model(config.model)
         self.config = config
-        # The weights' hash names the model: a re-quantised file must never reuse cached answers.
-        self.identity = f"llamacpp:{model.key}:sha256={model.sha256}"
+        self.lock = threading.Lock()
+        """A llama.cpp context serves one call at a time; hold it across switch_to and the call."""
         self._instance: Llama | None = None
-        self._chat_formatter: Jinja2ChatFormatter | None = None
-        self._lock = threading.Lock()  # a llama.cpp context serves one call at a time
+        self.chat_formatter: Jinja2ChatFormatter | None = None
+        self._holder: int | None = None
+        self._parked: dict[int, _Parked] = {}
 
     @property
-    def _llama(self) -> Llama:
+    def llama(self) -> Llama:
         """The model, assembled, verified and loaded on first use, so a pure cache replay never loads it."""
         if self._instance is None:
             self._instance = Llama(
@@ -50,15 +68,80 @@ class LlamaCppBackend:
                 n_batch=self.config.n_batch,
                 verbose=False,
             )
-            self._chat_formatter = self._gguf_chat_formatter()
-            if self._chat_formatter is not None:
+            self.chat_formatter = _gguf_chat_formatter(self._instance)
+            if self.chat_formatter is not None:
                 # Pin the GGUF's own template; otherwise llama-cpp-python may substitute a built-in look-alike.
-                self._instance.chat_handler = self._chat_formatter.to_chat_handler()
+                self._instance.chat_handler = self.chat_formatter.to_chat_handler()
         return self._instance
+
+    def switch_to(self, holder: int) -> Llama:
+        """The model with `holder`'s KV prefix in place (call under `lock`)."""
+        llama = self.llama
+        if self._holder == holder:
+            return llama
+        if self._holder is not None:
+            self._parked[self._holder] = _park(llama)
+        _restore(llama, self._parked.pop(holder, None))
+        self._holder = holder
+        return llama
+
+
+def _park(llama: Llama) -> _Parked:
+    size = llama_cpp.llama_state_seq_get_size(llama.ctx, 0)
+    buffer = (ctypes.c_uint8 * size)()
+    written = llama_cpp.llama_state_seq_get_data(llama.ctx, buffer, size, 0)
+    return _Parked(tokens=llama.input_ids[: llama.n_tokens].tolist(), cells=bytes(buffer)[:written])
+
+
+def _restore(llama: Llama, parked: _Parked | None) -> None:
+    llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(llama.ctx), True)
+    llama.n_tokens = 0
+    if parked is not None and parked.cells:
+        buffer = (ctypes.c_uint8 * len(parked.cells)).from_buffer_copy(parked.cells)
+        if llama_cpp.llama_state_seq_set_data(llama.ctx, buffer, len(parked.cells), 0) == len(parked.cells):
+            llama.input_ids[: len(parked.tokens)] = parked.tokens
+            llama.n_tokens = len(parked.tokens)
+    # The logits in the context are the last holder's: the next call must decode before it samples
+    # (llama-cpp-python 0.3.36 reads this flag; an exact prompt hit would otherwise sample from them).
+    llama._requires_eval = True
+
+
+_shared: weakref.WeakValueDictionary[tuple[Any, ...], SharedLlama] = weakref.WeakValueDictionary()
+_shared_lock = threading.Lock()
+
+
+def shared_llama(config: ModelConfig) -> SharedLlama:
+    """The process's SharedLlama for this model and its load settings, made on first use."""
+    key = (config.model, config.n_ctx, config.threads(), config.n_batch)
+    with _shared_lock:
+        model = _shared.get(key)
+        if model is None:
+            model = SharedLlama(config)
+            _shared[key] = model
+        return model
+
+
+class LlamaCppBackend:
+    """An embedded model as seen by one role: backends of the same model share one SharedLlama, each with its
+    own KV prefix."""
+
+    _holders = itertools.count()
+
+    def __init__(self, config: ModelConfig) -> None:
+        model = embedded_model(config.model)
+        self.config = config
+        # The weights' hash names the model: a re-quantised file must never reuse cached answers.
+        self.identity = f"llamacpp:{model.key}:sha256={model.sha256}"
+        self._model = shared_llama(config)
+        self._holder = next(self._holders)
+
+    @property
+    def _llama(self) -> Llama:
+        return self._model.switch_to(self._holder)
 
     def generate(self, request: LLMRequest) -> LLMResponse:
         """Run `request`; raises ContextOverflowError instead of letting llama.cpp shorten the answer."""
-        with self._lock:
+        with self._model.lock:
             prompt_tokens = self._count_prompt_tokens(request)
             n_ctx = self._llama.n_ctx()
             if prompt_tokens + request.max_tokens > n_ctx:
@@ -90,8 +173,8 @@ class LlamaCppBackend:
 
     def timings(self) -> LlamaTimings:
         """Prompt and generation speed of the last call (prompt tokens reused from the KV cache are not counted)."""
-        with self._lock:
-            perf = llama_cpp.llama_perf_context(self._llama.ctx)
+        with self._model.lock:
+            perf = llama_cpp.llama_perf_context(self._model.llama.ctx)
         return LlamaTimings(
             prompt_tokens=perf.n_p_eval,
             prompt_tokens_per_s=perf.n_p_eval / perf.t_p_eval_ms * 1000 if perf.t_p_eval_ms else 0.0,
@@ -104,26 +187,29 @@ class LlamaCppBackend:
         llama = self._llama  # loads the model, and with it the chat formatter
         if request.kind == "completion":
             return len(llama.tokenize((request.prompt or "").encode("utf-8"), add_bos=True, special=True))
-        if self._chat_formatter is None:
+        formatter = self._model.chat_formatter
+        if formatter is None:
             raise LLMError(f"model {self.config.model!r} has no chat template in its GGUF; send completion requests")
-        rendered = self._chat_formatter(messages=[message.model_dump() for message in request.messages or []])
+        rendered = formatter(messages=[message.model_dump() for message in request.messages or []])
         return len(
             llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True)
         )
 
-    def _gguf_chat_formatter(self) -> Jinja2ChatFormatter | None:
-        template = self._llama.metadata.get("tokenizer.chat_template")
-        if template is None:
-            return None
-        eos, bos = self._llama.token_eos(), self._llama.token_bos()
-        return Jinja2ChatFormatter(
-            template=template,
-            eos_token=self._token_text(eos),
-            bos_token=self._token_text(bos),
-            stop_token_ids=[eos],
-        )
 
-    def _token_text(self, token: int) -> str:
-        if token == -1:
-            return ""
-        return self._llama.detokenize([token], special=True).decode("utf-8", errors="replace")
+def _gguf_chat_formatter(llama: Llama) -> Jinja2ChatFormatter | None:
+    template = llama.metadata.get("tokenizer.chat_template")
+    if template is None:
+        return None
+    eos, bos = llama.token_eos(), llama.token_bos()
+    return Jinja2ChatFormatter(
+        template=template,
+        eos_token=_token_text(llama, eos),
+        bos_token=_token_text(llama, bos),
+        stop_token_ids=[eos],
+    )
+
+
+def _token_text(llama: Llama, token: int) -> str:
+    if token == -1:
+        return ""
+    return llama.detokenize([token], special=True).decode("utf-8", errors="replace")

@@ -18,6 +18,9 @@ from harness.llm import (
 class LLMPool:
     """One backend per (role, model): conditions sharing a model share its instance and its warm prefix.
 
+    An embedded model used by both roles is loaded once (harness/llm/_llamacpp.py SharedLlama): each role's
+    backend keeps its own KV prefix, parked while the other role runs.
+
     Rate limits are per provider key and model, not per role: every backend of one API model shares one limiter,
     set up front from all `models` of the run. The limiter sits under the cache, so hits never wait.
     """

@@ -109,3 +109,27 @@ def test_qwen_generates() -> None:
     response = qwen.generate(LLMRequest(kind="chat", messages=[hello], max_tokens=8))
     assert response.text.strip() and response.usage.completion_tokens > 0
     assert qwen.identity.startswith("llamacpp:qwen2.5-coder-1.5b:sha256=")
+
+
+LONG_PROMPT = "A list of fruits and their colours: " + ", ".join(f"fruit {n} is red" for n in range(40))
+
+
+def test_two_roles_share_one_model_and_keep_their_own_prefix() -> None:
+    actor, reflector = create_backend(SMOLLM2), create_backend(SMOLLM2)
+    assert isinstance(actor, LlamaCppBackend) and isinstance(reflector, LlamaCppBackend)
+    assert actor._model is reflector._model, "the same weights and settings are loaded once"
+    first = LLMRequest(kind="completion", prompt=LONG_PROMPT, max_tokens=4, stop=["\n"])
+    longer = first.model_copy(update={"prompt": LONG_PROMPT + ", fruit 40 is"})
+    alone = create_backend(SMOLLM2.model_copy(update={"n_batch": 256}))  # other settings: a model of its own
+    assert isinstance(alone, LlamaCppBackend) and alone._model is not actor._model
+    expected = [alone.generate(first).text, alone.generate(COMPLETION).text, alone.generate(longer).text]
+
+    answers = [actor.generate(first).text, reflector.generate(COMPLETION).text]
+    after_reflection = actor.generate(longer)
+    evaluated = actor.timings().prompt_tokens
+    prompt_tokens = after_reflection.usage.prompt_tokens
+    answers.append(after_reflection.text)
+    assert answers == expected
+    # The reflector's call in between did not cost the actor its prefix: only the new tail (and the one token
+    # llama.cpp replays to refresh the logits) is evaluated, not the whole prompt.
+    assert prompt_tokens > 150 and evaluated <= 8, (prompt_tokens, evaluated)
