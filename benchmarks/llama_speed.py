@@ -4,10 +4,12 @@
 
 Three parts, one model load each, one after another:
 
-1. One real ALFWorld episode (the first game of env.set=demo, `--episode-steps` actions, no memory) through the
-   harness's llama.cpp backend. After every call llama.cpp's counters (n_p_eval) say how many prompt tokens it
-   actually evaluated; the rest came from the KV cache the backend keeps between calls. (llama.cpp books a
-   decode when it next synchronises, so a call's count can be off by one token.)
+1. Two real ALFWorld trials of one game (the first of env.set=demo, `--episode-steps` actions each) through the
+   harness's llama.cpp backend, with Reflexion's self-diagnosis between them from a reflector backend of the
+   same model, as a run uses it: one loaded copy, the actor's KV prefix parked while the reflector runs. After
+   every actor call llama.cpp's counters (n_p_eval) say how many prompt tokens it actually evaluated; the rest
+   came from the KV cache. (llama.cpp books a decode when it next synchronises, so a call's count can be off
+   by one token.)
 2. Speed through the backend: the episode's first prompt behind a fresh marker (so the cache holds nothing of
    it), answered with 1 token: prompt tokens per second of the whole call; then the same prompt again with
    `--gen-tokens` and no stop: generated tokens per second of the whole call (its prompt is all reused).
@@ -34,6 +36,9 @@ from llama_cpp import Llama
 from benchmarks._output import Check, add_output_arguments, at_least, finish
 from envs.alfworld import AlfworldEpisode, AlfworldGame, list_games, select_games
 from harness.domains.alfworld.actor import play_episode
+from harness.domains.alfworld.reflection import AlfworldReflection
+from harness.domains.base import ReflectionInput
+from harness.reflection.self_diagnosis import SelfDiagnosis
 from harness.run.config import load_model_config
 from harness.llm import CachedLLM, CacheStore, CallContext, LLMRequest, LLMResponse, ModelConfig, create_backend
 from harness.llm._embedded_models import embedded_model, resolve_model_path
@@ -82,11 +87,29 @@ def demo_game() -> AlfworldGame:
     return select_games(list_games(), set_name="demo")[0]
 
 
-def play_one_episode(counting: CountingBackend, game: AlfworldGame, steps: int, scratch: Path) -> None:
-    llm = CachedLLM(counting, CacheStore(scratch / "unused_cache.jsonl"), "off")
-    actor = MeteredLLM(llm, CallContext(task_id=game.game_id, trial=0, condition="benchmark", role="actor"))
-    with AlfworldEpisode(game, max_episode_steps=None) as env:
-        play_episode(env, game.prompt_type, [], actor, steps, seed=0)
+def play_two_trials(counting: CountingBackend, config: ModelConfig, game: AlfworldGame, steps: int, scratch: Path) -> None:
+    """Trial 0, its self-diagnosis by a second backend of the same model, then trial 1 with that memory."""
+    store = CacheStore(scratch / "unused_cache.jsonl")
+    context = CallContext(task_id=game.game_id, trial=0, condition="benchmark", role="actor")
+    actor = MeteredLLM(CachedLLM(counting, store, "off"), context)
+    reflector_backend = create_backend(config)
+    reflector = MeteredLLM(CachedLLM(reflector_backend, store, "off"), context.model_copy(update={"role": "reflector"}))
+    memory: list[str] = []
+    for _ in range(2):
+        with AlfworldEpisode(game, max_episode_steps=None) as env:
+            episode = play_episode(env, game.prompt_type, memory, actor, steps, seed=0)
+        if not memory:
+            trial = ReflectionInput(
+                task_id=game.game_id,
+                task_text=episode.task_text,
+                scenario=episode.scenario(),
+                trajectory=episode.steps,
+                end_reason=episode.end_reason,
+                max_steps=steps,
+                memory=[],
+                seed=0,
+            )
+            memory = [SelfDiagnosis(memory_window=3).reflect(trial, AlfworldReflection(), reflector).text or ""]
 
 
 def reuse_figures(calls: list[CallFigures]) -> dict[str, Any]:
@@ -175,7 +198,7 @@ def measure(config: ModelConfig, args: argparse.Namespace) -> Measured:
     assert isinstance(backend, LlamaCppBackend)
     counting = CountingBackend(backend)
     with tempfile.TemporaryDirectory(prefix="llama-speed-") as scratch:
-        play_one_episode(counting, game, args.episode_steps, Path(scratch))
+        play_two_trials(counting, config, game, args.episode_steps, Path(scratch))
     calls, prompt = counting.calls, counting.first_prompt
     assert prompt is not None
     harness = through_backend(backend, prompt, args.repeats, args.gen_tokens)
@@ -219,7 +242,8 @@ def report(config: ModelConfig, args: argparse.Namespace, measured: Measured) ->
         "model_bytes": embedded_model(config.model).size,
     }
     note = (
-        f"prefix reuse over one {reuse['calls']}-call episode: {reuse['reused_share']:.1%} of "
+        f"prefix reuse over two trials ({reuse['calls']} actor calls, a reflection between them): "
+        f"{reuse['reused_share']:.1%} of "
         f"{reuse['prompt_tokens']} prompt tokens came from the KV cache "
         f"({reuse['reused_share_after_first_call']:.1%} after the first call)"
     )

@@ -21,7 +21,16 @@ def record(env_s: float, wall_s: float, llm_s: float = 0.0) -> TrialRecord:
 
 
 def timed_run(records: list[TrialRecord], wall: float, startup: float, loop: float, rss: float = 500.0) -> TimedRun:
-    return TimedRun(run_dir=Path("run"), wall_s=wall, startup_s=startup, loop_s=loop, max_rss_mb=rss, records=records)
+    return TimedRun(
+        run_dir=Path("run"),
+        wall_s=wall,
+        startup_s=startup,
+        loop_s=loop,
+        max_rss_mb=rss,
+        peak_tree_rss_mb=rss + 50.0,
+        cpu_s=wall,
+        records=records,
+    )
 
 
 def test_throughput_speedup_table_and_json(
@@ -37,6 +46,10 @@ def test_throughput_speedup_table_and_json(
             "loop_s": loop,
             "process_s": loop + 8,
             "alfworld_s": 10.0,
+            "engine_cpu_per_episode_s": 0.3,
+            "run_cpu_s": 20.0,
+            "peak_rss_mb": 300.0,
+            "ideal_loop_s": {1: 160.0, 4: 40.0, 16: 10.0}[concurrency],
             "episodes_per_min": round(32 / loop * 60, 2),
         }
 
@@ -45,6 +58,8 @@ def test_throughput_speedup_table_and_json(
     result = throughput.main(["--out", str(out)])
     assert json.loads(out.read_text()) == result
     assert [run["speedup"] for run in result["figures"]["runs"]] == [1.0, 4.0, 13.33]
+    assert [run["ideal_speedup"] for run in result["figures"]["runs"]] == [1.0, 4.0, 16.0]
+    assert [run["share_of_ideal"] for run in result["figures"]["runs"]] == [1.0, 1.0, 0.83]
     assert result["figures"]["alfworld_bound_speedup"] == 16.0
     assert result["checks"] == [
         {"measure": "speed-up at concurrency 16", "value": 13.33, "target": ">= 12", "passed": True}
@@ -117,7 +132,10 @@ def test_peak_rss_sets_the_model_run_beside_its_replay(monkeypatch: pytest.Monke
     assert [o[:2] for o in seen] == [["model=smollm2-135m", "env.first_n=1"]] * 2
     figures = result["figures"]
     assert (figures["peak_rss_mb"], figures["replayed_without_model_mb"], figures["model_share_mb"]) == (900, 400, 500)
-    assert figures["model_file_mb"] == 93.8
+    assert figures["model_file_mb"] == 93.8 and figures["peak_tree_rss_mb"] == 950
+    assert result["checks"] == [
+        {"measure": "peak RSS of the run and its workers, MB", "value": 950.0, "target": "<= 2600", "passed": True}
+    ]
 
 
 def test_run_all_summarises_checks_reported_figures_and_failures(

@@ -1,0 +1,170 @@
+"""Benchmark and proof: the engine's memos (envs/alfworld_memos.py) change no text and save CPU, on every game.
+
+    python -m benchmarks.engine_memos [--games 134] [--plan-steps 60]
+
+Two processes side by side, one with the memos and one without (the only difference): each plays every game
+twice through envs.alfworld, (1) following the planner's plan until won, (2) a scripted episode (look,
+inventory, an unknown command, then the first admissible command, 8 times), reset twice. Every printed text
+and admissible list is hashed per game. Also measured, on the first games: what a persisted translation
+cache would save per first reset (translate vs unpickle the translation).
+Checks: the planner wins every game both ways; every game's hash is equal both ways.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import pickle
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+from benchmarks._entry_point import ROOT
+from benchmarks._output import Check, add_output_arguments, at_least, finish
+
+NAME = "engine_memos"
+SMOKE = {"games": 3, "plan_steps": 10}
+SCRIPT = ("look", "inventory", "fly to the moon")
+FIRST_COMMANDS = 8
+PERSIST_SAMPLE = 8
+
+
+def play_game(game: Any, plan_steps: int) -> dict[str, Any]:
+    """The planner's episode and the scripted one; their text hashed, the engine's CPU timed."""
+    from envs.alfworld import AlfworldEpisode
+
+    text = hashlib.sha256()
+    cpu = {"reset": 0.0, "resets": 0, "step": 0.0, "steps": 0}
+
+    def timed(kind: str, call: Any) -> Any:
+        started = time.process_time()
+        result = call()
+        cpu[kind] += time.process_time() - started
+        cpu[kind + "s"] += 1
+        text.update(json.dumps([result.observation, result.won, list(result.admissible_commands)]).encode())
+        return result
+
+    with AlfworldEpisode(game, max_episode_steps=None, policy_commands=True) as episode:
+        result = timed("reset", episode.reset)
+        while not result.won and episode.steps < plan_steps and result.policy_commands:
+            result = timed("step", lambda: episode.step(result.policy_commands[0]))
+        won, plan_length = result.won, episode.steps
+    with AlfworldEpisode(game, max_episode_steps=None) as episode:
+        for _ in range(2):
+            result = timed("reset", episode.reset)
+            for action in SCRIPT:
+                result = timed("step", lambda: episode.step(action))
+            for _ in range(FIRST_COMMANDS):
+                result = timed("step", lambda: episode.step(result.admissible_commands[0]))
+    return {"game": game.game_id, "won": won, "plan_steps": plan_length, "sha256": text.hexdigest(), **cpu}
+
+
+def persisted_cache_figures(games: list[Any]) -> dict[str, float]:
+    """Seconds to translate a game (both translations) against unpickling the same translations."""
+    import fast_downward
+
+    translate = getattr(fast_downward.pddl2sas, "_function", fast_downward.pddl2sas)
+    translating, unpickling, sizes = [], [], []
+    for game in games[:PERSIST_SAMPLE]:
+        data = json.loads(game.game_file.read_text())
+        started = time.process_time()
+        results = [translate(data["pddl_domain"], data["pddl_problem"], optimize=flag) for flag in (False, True)]
+        translating.append(time.process_time() - started)
+        blob = pickle.dumps(results)
+        started = time.process_time()
+        pickle.loads(blob)
+        unpickling.append(time.process_time() - started)
+        sizes.append(len(blob))
+    return {
+        "translate_s": round(statistics.median(translating), 4),
+        "unpickle_s": round(statistics.median(unpickling), 4),
+        "pickle_kb": round(statistics.median(sizes) / 1024, 1),
+    }
+
+
+def worker(memos: bool, games: int, plan_steps: int) -> None:
+    """One side: play the games and print one JSON line per game, then the persisted-cache figures."""
+    import envs.alfworld
+    from envs.alfworld import list_games
+
+    if not memos:
+        envs.alfworld.install_memos = lambda: {}  # the one difference between the two sides
+    chosen = list_games()[:games]
+    for game in chosen:
+        print(json.dumps(play_game(game, plan_steps)), flush=True)
+    if memos:
+        print(json.dumps({"persisted": persisted_cache_figures(chosen)}), flush=True)
+
+
+def side(memos: bool, args: argparse.Namespace) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "benchmarks.engine_memos", "--side", "with" if memos else "without"]
+    command += ["--games", str(args.games), "--plan-steps", str(args.plan_steps)]
+    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+
+
+def collect(process: subprocess.Popen[str]) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+    stdout, _ = process.communicate()
+    if process.returncode != 0:
+        raise RuntimeError(f"a side of the benchmark exited with {process.returncode}")
+    games, persisted = {}, {}
+    for line in stdout.splitlines():
+        row = json.loads(line)
+        if "persisted" in row:
+            persisted = row["persisted"]
+        else:
+            games[row["game"]] = row
+    return games, persisted
+
+
+def per_call(rows: dict[str, dict[str, Any]], kind: str) -> float:
+    return round(sum(r[kind] for r in rows.values()) / sum(r[kind + "s"] for r in rows.values()), 4)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.engine_memos", description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=134)
+    parser.add_argument("--plan-steps", type=int, default=60, help="planner steps before a game counts as lost")
+    parser.add_argument("--side", choices=("with", "without"), help=argparse.SUPPRESS)
+    add_output_arguments(parser, NAME)
+    args = parser.parse_args(argv)
+    if args.side:
+        worker(args.side == "with", args.games, args.plan_steps)
+        return {}
+    if args.smoke:
+        vars(args).update(SMOKE)
+    started = time.perf_counter()
+    with_memos, without = side(True, args), side(False, args)
+    (fast, persisted), (slow, _) = collect(with_memos), collect(without)
+    same = sum(fast[g]["sha256"] == slow[g]["sha256"] for g in fast)
+    figures = {
+        "games": len(fast),
+        "won_with_memos": sum(r["won"] for r in fast.values()),
+        "won_without": sum(r["won"] for r in slow.values()),
+        "identical_text": same,
+        "reset_cpu_s": {"with": per_call(fast, "reset"), "without": per_call(slow, "reset")},
+        "step_cpu_s": {"with": per_call(fast, "step"), "without": per_call(slow, "step")},
+        "persisted_translation": persisted,
+        "wall_s": round(time.perf_counter() - started, 1),
+    }
+    checks: list[Check] = [
+        at_least("games the planner wins with the memos", figures["won_with_memos"], len(fast)),
+        at_least("games the planner wins without them", figures["won_without"], len(slow)),
+        at_least("games whose text is identical both ways", same, len(fast)),
+    ]
+    rows = [
+        ("reset CPU s", figures["reset_cpu_s"]["with"], figures["reset_cpu_s"]["without"]),
+        ("step CPU s", figures["step_cpu_s"]["with"], figures["step_cpu_s"]["without"]),
+    ]
+    settings = {"games": args.games, "plan_steps": args.plan_steps}
+    note = (
+        f"a persisted translation would turn {persisted.get('translate_s')} s of a game's first reset into "
+        f"{persisted.get('unpickle_s')} s ({persisted.get('pickle_kb')} KB a game)"
+    )
+    return finish(NAME, args, settings, (("measure", "with memos", "without"), rows), figures, checks, (note,))
+
+
+if __name__ == "__main__":
+    main()
