@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -289,7 +289,28 @@ class _EnginePool:
 _ENGINES = _EnginePool()
 
 
-class AlfworldEpisode:
+_E = TypeVar("_E", bound="ClosingEpisode")
+
+
+class ClosingEpisode:
+    """An episode used as a context manager: leaving the block closes it (giving back its engine)."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _E) -> _E:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class AlfworldEpisode(ClosingEpisode):
     """One game played through the real textworld engine, with ALFWorld's own wrappers.
 
     Use as a context manager; reset() before step(). reset_seconds and step_seconds accumulate the
@@ -372,14 +393,3 @@ class AlfworldEpisode:
         if self._engine is not None:
             _ENGINES.give(self._engine, self.policy_commands)
             self._engine = None
-
-    def __enter__(self) -> AlfworldEpisode:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()

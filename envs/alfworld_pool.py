@@ -18,10 +18,9 @@ import threading
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
-from envs.alfworld import AlfworldGame, StepResult
+from envs.alfworld import AlfworldGame, ClosingEpisode, StepResult
 from envs.alfworld_worker import Close, Open, Reply, Request, Reset, Step
 from harness.errors import EngineWorkerError
 
@@ -134,7 +133,7 @@ class EngineWorkers:
         self, game: AlfworldGame, max_episode_steps: int | None = 50, policy_commands: bool = False
     ) -> RemoteEpisode:
         """An episode of `game` on one worker; arguments as AlfworldEpisode's."""
-        return RemoteEpisode(self, game, max_episode_steps, policy_commands)
+        return RemoteEpisode(self, next(self._ids), game, max_episode_steps, policy_commands)
 
     def close(self) -> None:
         """Stop every worker and wait for it; safe to call twice."""
@@ -150,12 +149,17 @@ class EngineWorkers:
             return [w.process.pid for w in self._workers]
 
 
-class RemoteEpisode:
+class RemoteEpisode(ClosingEpisode):
     """AlfworldEpisode's interface, played on a worker: env_seconds is the wait for it (queueing included),
     cpu_seconds the engine's own CPU time in the worker."""
 
     def __init__(
-        self, pool: EngineWorkers, game: AlfworldGame, max_episode_steps: int | None, policy_commands: bool
+        self,
+        pool: EngineWorkers,
+        episode_id: int,
+        game: AlfworldGame,
+        max_episode_steps: int | None,
+        policy_commands: bool,
     ) -> None:
         self.game = game
         self.max_episode_steps = max_episode_steps
@@ -164,7 +168,7 @@ class RemoteEpisode:
         self.cpu_seconds = 0.0
         self.steps = 0
         self._pool = pool
-        self._id = next(pool._ids)
+        self._id = episode_id
         self._worker: EngineWorker | None = None
 
     def _call(self, request: Request) -> Any:
@@ -204,14 +208,3 @@ class RemoteEpisode:
                 worker.call(Close(self._id), self.game.game_id)
         finally:
             self._pool._release(worker)
-
-    def __enter__(self) -> RemoteEpisode:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
