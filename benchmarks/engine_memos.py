@@ -2,11 +2,12 @@
 
     python -m benchmarks.engine_memos [--games 134] [--plan-steps 60]
 
-Two processes side by side, one with the memos and one without (the only difference): each plays every game
-twice through envs.alfworld, (1) following the planner's plan until won, (2) a scripted episode (look,
-inventory, an unknown command, then the first admissible command, 8 times), reset twice. Every printed text
-and admissible list is hashed per game. Also measured, on the first games: what a persisted translation
-cache would save per first reset (translate vs unpickle the translation).
+First one process translates every game into a scratch translations folder (`env.translation_cache`). Then
+two processes side by side, one with the memos reading that folder and one without any memo (the only
+difference): each plays every game twice through envs.alfworld, (1) following the planner's plan until won,
+(2) a scripted episode (look, inventory, an unknown command, then the first admissible command, 8 times), reset
+twice. Every printed text and admissible list is hashed per game. Also measured, on the first games: a game's
+two translations against unpickling them (what the folder saves a process's first reset of the game).
 Checks: the planner wins every game both ways; every game's hash is equal both ways.
 """
 
@@ -19,7 +20,9 @@ import pickle
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from benchmarks._entry_point import ROOT
@@ -64,9 +67,7 @@ def play_game(game: Any, plan_steps: int) -> dict[str, Any]:
 
 def persisted_cache_figures(games: list[Any]) -> dict[str, float]:
     """Seconds to translate a game (both translations) against unpickling the same translations."""
-    import fast_downward
-
-    translate = getattr(fast_downward.pddl2sas, "_function", fast_downward.pddl2sas)
+    from fast_downward.interface import pddl2sas as translate  # the translator itself, under the memos
     translating, unpickling, sizes = [], [], []
     for game in games[:PERSIST_SAMPLE]:
         data = json.loads(game.game_file.read_text())
@@ -85,22 +86,40 @@ def persisted_cache_figures(games: list[Any]) -> dict[str, float]:
     }
 
 
-def worker(memos: bool, games: int, plan_steps: int) -> None:
+def translate_all(games: list[Any]) -> None:
+    """Fill the translations folder: both translations of every game, as a first reset makes them."""
+    from envs.alfworld_memos import install_memos
+
+    install_memos()
+    import fast_downward
+
+    for game in games:
+        data = json.loads(game.game_file.read_text())
+        for flag in (False, True):
+            fast_downward.pddl2sas(data["pddl_domain"], data["pddl_problem"], optimize=flag)
+
+
+def worker(side: str, folder: Path, games: int, plan_steps: int) -> None:
     """One side: play the games and print one JSON line per game, then the persisted-cache figures."""
     import envs.alfworld
     from envs.alfworld import list_games
+    from envs.alfworld_memos import keep_translations_in
 
-    if not memos:
-        envs.alfworld.install_memos = lambda: {}  # the one difference between the two sides
     chosen = list_games()[:games]
+    keep_translations_in(folder)
+    if side == "translate":
+        translate_all(chosen)
+        return
+    if side == "without":
+        envs.alfworld.install_memos = lambda: {}  # the one difference between the two sides
     for game in chosen:
         print(json.dumps(play_game(game, plan_steps)), flush=True)
-    if memos:
+    if side == "with":
         print(json.dumps({"persisted": persisted_cache_figures(chosen)}), flush=True)
 
 
-def side(memos: bool, args: argparse.Namespace) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "benchmarks.engine_memos", "--side", "with" if memos else "without"]
+def side(name: str, folder: Path, args: argparse.Namespace) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "benchmarks.engine_memos", "--side", name, "--folder", str(folder)]
     command += ["--games", str(args.games), "--plan-steps", str(args.plan_steps)]
     return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
 
@@ -127,17 +146,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.engine_memos", description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=134)
     parser.add_argument("--plan-steps", type=int, default=60, help="planner steps before a game counts as lost")
-    parser.add_argument("--side", choices=("with", "without"), help=argparse.SUPPRESS)
+    parser.add_argument("--side", choices=("translate", "with", "without"), help=argparse.SUPPRESS)
+    parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     add_output_arguments(parser, NAME)
     args = parser.parse_args(argv)
     if args.side:
-        worker(args.side == "with", args.games, args.plan_steps)
+        worker(args.side, args.folder, args.games, args.plan_steps)
         return {}
     if args.smoke:
         vars(args).update(SMOKE)
     started = time.perf_counter()
-    with_memos, without = side(True, args), side(False, args)
-    (fast, persisted), (slow, _) = collect(with_memos), collect(without)
+    with tempfile.TemporaryDirectory(prefix="translations-") as folder:
+        collect(side("translate", Path(folder), args))
+        translated_s = round(time.perf_counter() - started, 1)
+        with_memos, without = side("with", Path(folder), args), side("without", Path(folder), args)
+        (fast, persisted), (slow, _) = collect(with_memos), collect(without)
     same = sum(fast[g]["sha256"] == slow[g]["sha256"] for g in fast)
     figures = {
         "games": len(fast),
@@ -147,6 +170,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "reset_cpu_s": {"with": per_call(fast, "reset"), "without": per_call(slow, "reset")},
         "step_cpu_s": {"with": per_call(fast, "step"), "without": per_call(slow, "step")},
         "persisted_translation": persisted,
+        "translating_every_game_s": translated_s,
         "wall_s": round(time.perf_counter() - started, 1),
     }
     checks: list[Check] = [
@@ -160,7 +184,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ]
     settings = {"games": args.games, "plan_steps": args.plan_steps}
     note = (
-        f"a persisted translation would turn {persisted.get('translate_s')} s of a game's first reset into "
+        f"the translations folder turns {persisted.get('translate_s')} s of a process's first reset of a game into "
         f"{persisted.get('unpickle_s')} s ({persisted.get('pickle_kb')} KB a game)"
     )
     return finish(NAME, args, settings, (("measure", "with memos", "without"), rows), figures, checks, (note,))

@@ -6,15 +6,25 @@ text per reset, three quarters of its time. textworld's text generation parses e
 (an action's command, its feedback rule) with tatsu, at every step, though a run uses a few dozen templates.
 Both results depend on their text arguments only, so the first result is reused: translations for the reset
 after `load` and every later trial of the same game, parses for every step after the first.
+
+A game's first reset in a process still translates it. With a translations folder configured
+(`env.translation_cache`), each translation is also kept on disk, keyed by the texts and the translator's
+version, so another process (a second engine worker, a resumed run, the next run, a sweep's other jobs) reads
+it instead. The files are pickles written by this code: keep the folder where only you write.
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
+import importlib.metadata
+import os
+import pickle
+import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 CACHED_TRANSLATIONS = 128
@@ -22,6 +32,7 @@ CACHED_TRANSLATIONS = 128
 
 _lock = threading.Lock()
 _installed: dict[str, Any] = {}
+_translations_dir: list[Path | None] = [None]
 
 
 class Memo:
@@ -51,7 +62,49 @@ class Memo:
         return copy.deepcopy(result) if self._copies else result
 
 
-def install_memos() -> dict[str, Memo]:
+class PersistedTranslations:
+    """fast_downward's translation kept in `directory`, one pickle per (texts, options, translator version)."""
+
+    def __init__(self, translate: Callable[..., Any], directory: Path) -> None:
+        self._translate = translate
+        self.directory = directory
+        versions = [importlib.metadata.version(name) for name in ("fast-downward-textworld", "textworld")]
+        self._version = "/".join(versions)
+        self.reads = 0
+        self.writes = 0
+
+    def __call__(self, domain: str, problem: str, verbose: bool = False, optimize: bool = False) -> Any:
+        key = hashlib.sha256(repr((self._version, optimize, domain, problem)).encode()).hexdigest()
+        path = self.directory / f"{key}.pickle"
+        try:
+            result = pickle.loads(path.read_bytes())
+            self.reads += 1
+            return result
+        except Exception:  # none yet, or a torn or foreign file: translate, and write it (again)
+            pass
+        result = self._translate(domain, problem, verbose=verbose, optimize=optimize)
+        self._write(path, pickle.dumps(result))
+        return result
+
+    def _write(self, path: Path, data: bytes) -> None:
+        # Written aside and renamed: a reader in another process sees the whole file or none.
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.replace(temporary, path)
+            self.writes += 1
+        except OSError:
+            pass  # a read-only or full disk only costs the next process a translation
+
+
+def keep_translations_in(directory: Path | None) -> None:
+    """Where this process keeps translations on disk (None: in memory only); before its first engine starts."""
+    _translations_dir[0] = directory
+
+
+def install_memos() -> dict[str, Any]:
     """Route textworld's translation and template parsing through process-wide memos (idempotent).
 
     Callers hold the engine lock: neither fast_downward nor tatsu's parsers are thread-safe, nor are the memos.
@@ -63,7 +116,12 @@ def install_memos() -> dict[str, Memo]:
 
     with _lock:
         if not _installed:
-            translation = Memo(fast_downward.pddl2sas, capacity=CACHED_TRANSLATIONS)
+            translate = fast_downward.pddl2sas
+            directory = _translations_dir[0]
+            if directory is not None:
+                translate = PersistedTranslations(translate, directory)
+                _installed["persisted"] = translate
+            translation = Memo(translate, capacity=CACHED_TRANSLATIONS)
             parse = Memo(textgen._parse_and_convert, copies=True)
             fast_downward.pddl2sas = translation
             textgen._parse_and_convert = parse

@@ -40,13 +40,20 @@ def _ended(process: subprocess.Popen[bytes]) -> str:
 class EngineWorker:
     """One worker process and this side of its socket; one request in flight at a time."""
 
-    def __init__(self, index: int) -> None:
+    def __init__(self, index: int, translations: Path | None) -> None:
         self.index = index
         parent, child = socket.socketpair()
         path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
         environment = {**os.environ, "PYTHONPATH": path}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "envs.alfworld_worker", str(child.fileno()), str(os.getpid())],
+            [
+                sys.executable,
+                "-m",
+                "envs.alfworld_worker",
+                str(child.fileno()),
+                str(os.getpid()),
+                *([str(translations)] if translations else []),
+            ],
             pass_fds=(child.fileno(),),
             env=environment,
             stdout=subprocess.DEVNULL,
@@ -95,10 +102,12 @@ class EngineWorker:
 class EngineWorkers:
     """Up to `size` engine processes, started as concurrent episodes need them; close() stops them all."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, translations: Path | None = None) -> None:
+        """translations: where the workers keep translations on disk (None: in memory only)."""
         if size < 1:
             raise ValueError(f"an engine pool needs at least 1 worker, got {size}")
         self.size = size
+        self.translations = translations
         self._workers: list[EngineWorker] = []
         self._homes: dict[str, EngineWorker] = {}
         self._ids = itertools.count()
@@ -116,7 +125,7 @@ class EngineWorkers:
             alive = [w for w in self._workers if w.dead is None]
             least = min((w.live for w in alive), default=None)
             if least is None or (least > 0 and len(alive) < self.size):
-                worker = EngineWorker(len(self._workers))
+                worker = EngineWorker(len(self._workers), self.translations)
                 self._workers.append(worker)
             else:
                 home = self._homes.get(game_id)

@@ -1,8 +1,9 @@
 """An ALFWorld engine process: plays the episodes its parent opens, one request at a time.
 
-    python -m envs.alfworld_worker FD RUN_PID
+    python -m envs.alfworld_worker FD RUN_PID [TRANSLATIONS_DIR]
 
-FD is this end of a socket pair; RUN_PID only shows in `ps` which run the worker belongs to; requests and replies are pickled `multiprocessing.connection` messages. The
+FD is this end of a socket pair; RUN_PID only shows in `ps` which run the worker belongs to;
+TRANSLATIONS_DIR is where translations are kept on disk (envs/alfworld_memos.py); requests and replies are pickled `multiprocessing.connection` messages. The
 worker ends when its parent closes the socket (or dies), so it never outlives the run. It runs in a session
 of its own: a Ctrl-C at the terminal reaches the run, which decides when its workers stop.
 """
@@ -14,9 +15,11 @@ import sys
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from envs.alfworld import AlfworldEpisode, AlfworldGame
+from envs.alfworld_memos import keep_translations_in
 
 
 @dataclass(frozen=True)
@@ -99,4 +102,5 @@ if __name__ == "__main__":
     # Run from the module by its own name, so what it pickles names envs.alfworld_worker, not __main__.
     from envs import alfworld_worker
 
+    keep_translations_in(Path(sys.argv[3]) if len(sys.argv) > 3 else None)
     alfworld_worker.serve(Connection(int(sys.argv[1])))

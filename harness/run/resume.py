@@ -18,6 +18,7 @@ RESUMABLE_KEYS = (
     "experiment.trials",
     "experiment.max_concurrency",
     "env.engine_workers",
+    "env.translation_cache",
     "llm",
     "progress",
     "resume",

@@ -26,6 +26,10 @@ class AlfworldEnvConfig(BaseModel):
         False,
         description="Harness option: a newline before the actor prompt's closing '>' (Reflexion puts none: '...OK.>').",
     )
+    translation_cache: str | None = Field(
+        "results/alfworld_translations",
+        description="Folder keeping each game's PDDL translation for later processes; null = in memory only.",
+    )
     engine_workers: int | None = Field(
         None,
         ge=0,

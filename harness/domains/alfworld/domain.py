@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from envs.alfworld import AlfworldEpisode, AlfworldGame
+from envs.alfworld_memos import keep_translations_in
 from envs.alfworld_pool import EngineWorkers, RemoteEpisode
 from harness.domains.alfworld.config import AlfworldEnvConfig
 from harness.domains.alfworld.selection import choose_games
@@ -31,12 +32,18 @@ class AlfworldDomain(Domain):
         max_steps: int,
         newline_before_prompt: bool = False,
         engine_workers: int = 1,
+        translation_cache: Path | None = None,
     ) -> None:
-        """engine_workers: engine processes for concurrent episodes; 0 or 1 plays every episode in this process."""
+        """engine_workers: engine processes for concurrent episodes; 0 or 1 plays every episode in this process.
+        translation_cache: where engines keep the games' translations on disk (None: in memory only)."""
         self.games = {game.game_id: game for game in games}
         self.max_steps = max_steps
         self.newline_before_prompt = newline_before_prompt
-        self._workers = EngineWorkers(engine_workers) if engine_workers > 1 else None
+        if engine_workers > 1:
+            self._workers: EngineWorkers | None = EngineWorkers(engine_workers, translation_cache)
+        else:
+            self._workers = None
+            keep_translations_in(translation_cache)
 
     def _episode(self, game: AlfworldGame) -> AlfworldEpisode | RemoteEpisode:
         # The actor owns the step budget; the engine must not end episodes on its own count.
@@ -102,4 +109,5 @@ class AlfworldDomain(Domain):
 
 def build(env: AlfworldEnvConfig) -> AlfworldDomain:
     """The domain of a run's env config."""
-    return AlfworldDomain(choose_games(env), env.max_steps, env.newline_before_prompt, env.workers())
+    translations = Path(env.translation_cache).resolve() if env.translation_cache else None
+    return AlfworldDomain(choose_games(env), env.max_steps, env.newline_before_prompt, env.workers(), translations)

@@ -1,0 +1,75 @@
+"""The engine's memos: a game translated once per process, and once for all processes with a translations folder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from envs.alfworld import AlfworldEpisode, list_games
+from envs.alfworld_memos import install_memos
+
+ROOT = Path(__file__).resolve().parents[2]
+GAME = "pick_two_obj_and_place-CD-None-Safe-308/trial_T20190907_051056_585414"
+
+# A fresh process: reset GAME and play a few commands, with or without a translations folder, then report
+# the text it printed and what the memos did.
+PLAY = """
+import json, sys
+from pathlib import Path
+from envs.alfworld import AlfworldEpisode, list_games
+from envs.alfworld_memos import install_memos, keep_translations_in
+keep_translations_in(Path(sys.argv[2]) if len(sys.argv) > 2 else None)
+game = next(g for g in list_games() if g.game_id == sys.argv[1])
+text = []
+with AlfworldEpisode(game, max_episode_steps=None, policy_commands=True) as episode:
+    result = episode.reset()
+    text.append([result.observation, list(result.admissible_commands), list(result.policy_commands)])
+    for action in ["look", result.policy_commands[0], "fly to the moon"]:
+        result = episode.step(action)
+        text.append([result.observation, list(result.admissible_commands), list(result.policy_commands)])
+memos = install_memos()
+persisted = memos.get("persisted")
+print(json.dumps({"text": text, "reads": getattr(persisted, "reads", None), "writes": getattr(persisted, "writes", None)}))
+"""
+
+
+def play(*args: str) -> dict:
+    run = subprocess.run(
+        [sys.executable, "-c", PLAY, GAME, *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_a_second_reset_of_a_game_translates_nothing() -> None:
+    memos = install_memos()
+    game = next(g for g in list_games() if g.game_id == GAME)
+    with AlfworldEpisode(game, max_episode_steps=None) as episode:
+        episode.reset()
+        misses = memos["translation"].misses
+        episode.reset()
+    assert memos["translation"].misses == misses, "a second reset of the same game translated it again"
+    assert memos["parse"].hits > 0
+
+
+def test_a_translations_folder_serves_the_next_process_the_same_text(tmp_path: Path) -> None:
+    folder = tmp_path / "translations"
+    plain = play()
+    first = play(str(folder))
+    second = play(str(folder))
+    assert (first["reads"], first["writes"]) == (0, 2), "the first process translates the game twice and keeps both"
+    assert (second["reads"], second["writes"]) == (2, 0), "the next process reads both translations"
+    assert len(list(folder.glob("*.pickle"))) == 2
+    assert plain["text"] == first["text"] == second["text"]
+
+
+def test_a_torn_translation_is_made_again(tmp_path: Path) -> None:
+    folder = tmp_path / "translations"
+    play(str(folder))
+    for path in folder.glob("*.pickle"):
+        path.write_bytes(path.read_bytes()[:100])
+    again = play(str(folder))
+    assert (again["reads"], again["writes"]) == (0, 2)
+    assert again["text"] == play()["text"]
