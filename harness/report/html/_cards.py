@@ -108,15 +108,9 @@ def group_html(group: Group, number: int, condition_index: int, pool: Trajectory
     )
 
 
-def _runs_of_tasks(groups: Sequence[Group], conditions: Sequence[str], sort: bool) -> list[list[Group]]:
-    if not sort:
-        runs: list[list[Group]] = []
-        for group in groups:
-            if runs and runs[-1][0].task == group.task:
-                runs[-1].append(group)
-            else:
-                runs.append([group])
-        return runs
+def _sections(groups: Sequence[Group], conditions: Sequence[str], by_task: bool) -> list[list[Group]]:
+    if not by_task:
+        return [[group] for group in groups]
     order = {name: k for k, name in enumerate(conditions)}
     by_task: dict[str, list[Group]] = {}
     for group in groups:
@@ -125,11 +119,13 @@ def _runs_of_tasks(groups: Sequence[Group], conditions: Sequence[str], sort: boo
     return [sorted(by_task[task], key=lambda g: order.get(g.condition, len(order))) for task in sorted(by_task)]
 
 
-def task_sections(groups: Sequence[Group], conditions: Sequence[str], pool: TrajectoryPool, sort: bool = True) -> str:
-    """A section per task, each with its groups: tasks sorted and groups in condition order, or as given."""
+def task_sections(
+    groups: Sequence[Group], conditions: Sequence[str], pool: TrajectoryPool, by_task: bool = True
+) -> str:
+    """A section per task with its groups, tasks sorted and groups in condition order; or one per group, as given."""
     order = {name: k for k, name in enumerate(conditions)}
     sections, number = [], 0
-    for cards_of_task in _runs_of_tasks(groups, conditions, sort):
+    for cards_of_task in _sections(groups, conditions, by_task):
         cards = []
         for group in cards_of_task:
             cards.append(group_html(group, number, order.get(group.condition, len(order)), pool))

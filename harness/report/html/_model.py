@@ -109,8 +109,9 @@ class Page(BaseModel):
     conditions: list[str] = Field(description="Filter options, in report order.")
     mention_note: str = Field(description="What the highlighted object is, for the legend.")
     groups: list[Group]
-    sections: Literal["by_task", "as_given"] = Field(
+    sections: Literal["by_task", "per_group"] = Field(
         "by_task",
         description="by_task: one section per task id, sorted, its groups in condition order (a run's page); "
-        "as_given: the groups' order kept, a new section wherever the task changes (the audit, source by source).",
+        "per_group: one section per group, in the order given (the audit: source by source, where the same task "
+        "id in two sources is two tasks).",
     )

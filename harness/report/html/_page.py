@@ -47,7 +47,7 @@ def _reflections(page: Page, pool: TrajectoryPool) -> str:
     """The legend, the filters and the groups; a sentence when there is no group."""
     if not page.groups:
         return '<p class="legend">No trial records to show.</p>'
-    sections = task_sections(page.groups, page.conditions, pool, sort=page.sections == "by_task")
+    sections = task_sections(page.groups, page.conditions, pool, by_task=page.sections == "by_task")
     return "\n".join(
         [
             legend_html(page.mention_note),
