@@ -64,7 +64,9 @@ def inline(text: str, folder: Path) -> str:
         parts = [*parts[:-2], parts[-2] + "`" + parts[-1]]
     out = []
     for k, part in enumerate(parts):
-        out.append(f"<code>{esc(part)}</code>" if k % 2 else _links_and_bold(esc(part), folder))
+        # A path may break after each '/', so a table column of long paths wraps at folders, not mid-name.
+        code = esc(part).replace("/", "/<wbr>")
+        out.append(f"<code>{code}</code>" if k % 2 else _links_and_bold(esc(part), folder))
     return "".join(out)
 
 

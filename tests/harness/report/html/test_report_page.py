@@ -57,6 +57,7 @@ def test_the_markdown_becomes_escaped_html_with_its_images_embedded(tmp_path: Pa
     assert "javascript:" not in page and "<li>evil and <strong>bold</strong></li>" in page
     assert 'id="img-plot.png" alt="a plot" src="data:image/png;base64,iVBORyBmYWtl"' in page
     assert '<a href="#img-plot.png">the plot</a>' in page
+    assert markdown_html("`runs/root/logs`", tmp_path) == "<p><code>runs/<wbr>root/<wbr>logs</code></p>"
 
 
 def test_mentions_are_marked_by_the_rule_that_found_them() -> None:
