@@ -21,13 +21,14 @@ from typing import Any
 from benchmarks._entry_point import ROOT
 from benchmarks._output import RESULTS_DIR, machine, markdown_table
 
-BENCHMARKS = ("throughput", "engine_memos", "replay_overhead", "llama_speed", "peak_rss")
+BENCHMARKS = ("throughput", "engine_memos", "replay_overhead", "llama_speed", "peak_rss", "report_html")
 # Figures without a target that still belong in the summary.
 REPORTED = {
     "throughput": ("alfworld_bound_speedup",),
     "engine_memos": ("reset_cpu_s.with", "reset_cpu_s.without", "step_cpu_s.with", "step_cpu_s.without"),
     "llama_speed": ("prefix_reuse.reused_share",),
     "peak_rss": ("peak_rss_mb", "peak_tree_rss_mb", "replayed_without_model_mb", "model_file_mb"),
+    "report_html": ("write_report_s", "dom_content_loaded_ms", "first_contentful_paint_ms"),
 }
 
 

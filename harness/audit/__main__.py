@@ -1,4 +1,4 @@
-"""`python -m harness.audit [run] [--out DIR] [--env-to-game FILE] [--logs DIR] [--semantic ...]` and
+"""`python -m harness.audit [run] [--out DIR] [--env-to-game FILE] [--logs DIR] [--html] [--semantic ...]` and
 `python -m harness.audit show SOURCE TASK`.
 
 Without a subcommand the audit runs, so the short form writes audit.json and audit.md.
@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.audit.alfworld_mention import DEFAULT_ENV_TO_GAME
+from harness.audit.audit_html import write_audit_html
 from harness.audit.audit_report import DEFAULT_OUT, run_audit, write_audit
 from harness.audit.sources import DEFAULT_ROOT, get_source, load_source
 from harness.audit.task_inspection import find_task, inspect_task, render_inspection
@@ -30,6 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: results/audit)")
     run.add_argument("--env-to-game", type=Path, default=DEFAULT_ENV_TO_GAME, help="env_N -> game mapping (JSON)")
     run.add_argument("--logs", type=Path, default=DEFAULT_ROOT, help="folder of the published logs")
+    run.add_argument("--html", action="store_true", help="also write audit.html: every task's reflections, one page")
     add_semantic_options(run)
     show = commands.add_parser("show", help="print one task's reflections, similarities, repeats and RRR")
     show.add_argument("source", help="source name, its path under the logs folder (see audit.md)")
@@ -46,8 +48,9 @@ def _run(args: argparse.Namespace) -> None:
     json_path, md_path = write_audit(report, args.out)
     if embeddings is not None:
         embeddings.save()
+    html = f" and {write_audit_html(report, args.logs, args.env_to_game, args.out)}" if args.html else ""
     print(
-        f"wrote {json_path} and {md_path}: {len(report.sources)} sources, {len(report.skipped)} skipped, "
+        f"wrote {json_path} and {md_path}{html}: {len(report.sources)} sources, {len(report.skipped)} skipped, "
         f"in {time.perf_counter() - start:.1f} s"
     )
     if report.semantic is not None:

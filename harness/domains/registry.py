@@ -1,5 +1,6 @@
 """Domains by name: `register_domain` adds one, `build_domain` makes the run's domain from its env config, and
-`mention_rules` gives a domain's object-mention rule to whoever measures records without playing (the report).
+`mention_rules` gives a domain's object-mention rule to whoever measures records without playing (the report);
+`mention_spans` says where a reflection mentions its object, for the report page to highlight.
 
 The shipped domains are imported only when a run or a report asks for them, so naming one costs nothing.
 """
@@ -11,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.domains.base import Domain
-from harness.metrics.core import MentionCounts
+from harness.metrics.core import MentionCounts, MentionSpan
 from harness.records import TrialRecord
 
 DomainBuilder = Callable[[Any], Domain]
@@ -20,6 +21,8 @@ TargetRule = Callable[[str], str]
 """task id -> what object mention looks for."""
 MentionRule = Callable[[Sequence[TrialRecord]], MentionCounts]
 """one task's records under one condition -> its object mention."""
+SpanRule = Callable[[TrialRecord], list[MentionSpan]]
+"""one record -> where its reflection mentions the object, under each variant of the mention rule."""
 
 # name -> (module with `build`, module with the mention rule, its target function, its mention function)
 _SHIPPED = {
@@ -27,11 +30,25 @@ _SHIPPED = {
     "humaneval": ("harness.domains.humaneval.domain", "harness.domains.humaneval.mention", "task_target", "task_mentions"),
 }
 _REGISTERED: dict[str, tuple[DomainBuilder, tuple[TargetRule, MentionRule] | None]] = {}
+# name -> (module, function) of the span rule, beside the domain's mention rule
+_SHIPPED_SPANS = {
+    "alfworld": ("harness.domains.alfworld.target", "reflection_spans"),
+    "humaneval": ("harness.domains.humaneval.mention", "reflection_spans"),
+}
+_REGISTERED_SPANS: dict[str, SpanRule] = {}
 
 
-def register_domain(name: str, builder: DomainBuilder, rules: tuple[TargetRule, MentionRule] | None = None) -> None:
-    """Make `name` a domain: `builder(env_config)` returns it; `rules` measure its records offline."""
+def register_domain(
+    name: str,
+    builder: DomainBuilder,
+    rules: tuple[TargetRule, MentionRule] | None = None,
+    spans: SpanRule | None = None,
+) -> None:
+    """Make `name` a domain: `builder(env_config)` returns it; `rules` measure its records offline; `spans` say
+    where a reflection mentions the object (the report page highlights them)."""
     _REGISTERED[name] = (builder, rules)
+    if spans is not None:
+        _REGISTERED_SPANS[name] = spans
 
 
 def domain_names() -> list[str]:
@@ -64,6 +81,17 @@ def mention_rules(name: str) -> tuple[TargetRule, MentionRule]:
     _, module_name, target, mentions = _SHIPPED[name]
     module = importlib.import_module(module_name)
     return getattr(module, target), getattr(module, mentions)
+
+
+def mention_spans(name: str) -> SpanRule | None:
+    """Domain `name`'s span rule; None for a domain that has none (its mentions are counted, not highlighted)."""
+    if name in _REGISTERED_SPANS:
+        return _REGISTERED_SPANS[name]
+    if name in _REGISTERED or name not in _SHIPPED_SPANS:
+        return None
+    module_name, function = _SHIPPED_SPANS[name]
+    rule: SpanRule = getattr(importlib.import_module(module_name), function)
+    return rule
 
 
 def domain_of_tasks(task_ids: Sequence[str]) -> str | None:

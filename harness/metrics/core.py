@@ -64,6 +64,49 @@ def reflection_repetition_rate(memory: Sequence[str], threshold: float = SIMILAR
     return sum(repeated[1:]) / (len(memory) - 1)
 
 
+class EarlierMatch(BaseModel):
+    """The earlier reflection most similar to a later one, and how similar: what makes the later one a repeat."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int = Field(ge=0, description="0-based position of the earlier reflection in the memory.")
+    similarity: float = Field(ge=0, le=1, description="similarity(later, earlier), the direction RRR uses.")
+
+    @property
+    def repeats(self) -> bool:
+        """The later reflection counts as repeating in RRR: its most similar earlier one is >= the threshold."""
+        return self.similarity >= SIMILARITY_THRESHOLD
+
+
+def most_similar_earlier(memory: Sequence[str]) -> list[EarlierMatch | None]:
+    """For each reflection, the earlier one it is most similar to (ties: the earliest); None for the first.
+
+    A reflection repeats in `reflection_repetition_rate` exactly when its match `repeats`: both compare the same
+    `similarity` with the same threshold. Exact, but cheaper than every ratio: quick_ratio() bounds ratio() from
+    above, so candidates are tried from the highest bound down and the search stops once no bound can beat the best.
+    """
+    matchers = []
+    for earlier in memory[:-1]:
+        matcher = difflib.SequenceMatcher(None)
+        matcher.set_seq2(earlier)
+        matchers.append(matcher)
+    matches: list[EarlierMatch | None] = [None] * min(len(memory), 1)
+    for i in range(1, len(memory)):
+        bounds = []
+        for j in range(i):
+            matchers[j].set_seq1(memory[i])
+            bounds.append((-matchers[j].quick_ratio(), j))
+        best: EarlierMatch | None = None
+        for negative_bound, j in sorted(bounds):
+            if best is not None and -negative_bound < best.similarity:
+                break
+            ratio = matchers[j].ratio()
+            if best is None or ratio > best.similarity or (ratio == best.similarity and j < best.index):
+                best = EarlierMatch(index=j, similarity=ratio)
+        matches.append(best)
+    return matches
+
+
 def is_frozen(rrr: float | None) -> bool:
     """Frozen memory: RRR >= 0.5. An undefined RRR (fewer than two reflections) is not frozen."""
     return rrr is not None and rrr >= FROZEN_THRESHOLD
@@ -101,6 +144,29 @@ def mentions_object(reflection: str, target_object: str, variant: MentionVariant
     if variant == "normalized":
         return _normalized_pattern(target_object).search(reflection) is not None
     raise ValueError(f"unknown mention variant {variant!r}; accepted: strict, normalized.")
+
+
+class MentionSpan(BaseModel):
+    """Where a reflection names its object under one matching rule: text[start:end]."""
+
+    model_config = ConfigDict(frozen=True)
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    variant: MentionVariant
+
+
+def object_mention_spans(reflection: str, target_object: str) -> list[MentionSpan]:
+    """Every place `mentions_object` finds the object: the strict substrings and the normalized matches."""
+    strict, start = [], reflection.find(target_object)
+    while target_object and start >= 0:
+        strict.append(MentionSpan(start=start, end=start + len(target_object), variant="strict"))
+        start = reflection.find(target_object, start + len(target_object))
+    normalized = [
+        MentionSpan(start=match.start(), end=match.end(), variant="normalized")
+        for match in _normalized_pattern(target_object).finditer(reflection)
+    ]
+    return strict + normalized
 
 
 class MentionCounts(BaseModel):

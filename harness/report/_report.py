@@ -1,4 +1,4 @@
-"""write_report: one or more run directories -> report.md and its PNG plots."""
+"""write_report: one or more run directories -> report.md and its PNG plots, and report.html (harness.report.html)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from harness.report._plots import (
 from harness.report._runs import ReportInputError, load_runs
 from harness.report._semantic import semantic_report
 from harness.report._stats import condition_shares
+from harness.report.html import run_page, write_page
 from harness.metrics.semantic import SEMANTIC_THRESHOLD, EmbeddingCache
 
 REPORT_FILE = "report.md"
@@ -31,10 +32,14 @@ def write_report(
     out_dir: Path,
     embeddings: EmbeddingCache | None = None,
     semantic_threshold: float = SEMANTIC_THRESHOLD,
+    html: bool = True,
+    appendix: Sequence[str] = (),
 ) -> Path:
     """Read the runs, combine their conditions, draw the plots and write report.md into `out_dir`; return its path.
 
     With `embeddings`, semantic RRR at `semantic_threshold` is measured beside RRR (from the runs' trials.jsonl).
+    With `html`, report.html beside it: the same report, then every task's reflections trial by trial. `appendix`
+    (markdown lines) ends both.
     """
     runs = load_runs(run_dirs)
     conditions = combine(runs)
@@ -52,5 +57,11 @@ def write_report(
     table = as_condition_reports(conditions)
     fisher = pairwise_fisher([(c.label, c.totals.solved, c.totals.tasks) for c in conditions])
     path = out_dir / REPORT_FILE
-    path.write_text(report_markdown(runs, conditions, table, out_dir, fisher, semantic))
+    markdown = report_markdown(runs, conditions, table, out_dir, fisher, semantic)
+    if appendix:
+        markdown = markdown.rstrip("\n") + "\n\n" + "\n".join(appendix)
+    path.write_text(markdown)
+    if html:
+        title = f"Report: {', '.join(run.name for run in runs)}"
+        write_page(run_page(title, markdown, runs, conditions), out_dir)
     return path

@@ -39,6 +39,9 @@ class RunData(BaseModel):
         description="Each condition's role prices, from the manifest's config; unpriced where it names no models."
     )
     usage: dict[str, UsageTotals] = Field(description="Each condition's LLM use from trials.jsonl; empty without it.")
+    records: list[TrialRecord] = Field(
+        default_factory=list, description="trials.jsonl's complete records (the page shows them); empty without it."
+    )
 
 
 def _read_manifest(run_dir: Path) -> Manifest | None:
@@ -122,6 +125,7 @@ def load_run(run_dir: Path, name: str) -> RunData:
         status=manifest.status if manifest else None,
         prices=prices,
         usage=run_usage(records, prices) if (run_dir / TRIALS_FILE).is_file() else {},
+        records=records,
     )
 
 

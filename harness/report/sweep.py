@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.errors import HarnessError
 from harness.records import read_manifest
 from harness.report import REPORT_FILE, write_report
+from harness.report.html import markdown_page, write_page
 
 FINISHED = "finished"
 BASIC_SWEEPER = f"{BasicSweeper.__module__}.{BasicSweeper.__name__}"
@@ -109,17 +110,19 @@ def _jobs_section(jobs: Sequence[SweepJob], statuses: Sequence[str], sweep_dir: 
 
 
 def write_sweep_report(jobs: Sequence[SweepJob], sweep_dir: Path) -> Path:
-    """report.md in `sweep_dir` over the finished jobs (harness.report), followed by every job's status."""
+    """report.md and report.html in `sweep_dir` over the finished jobs (harness.report), then every job's status."""
     statuses = [job_status(job) for job in jobs]
     finished = [job.directory for job, status in zip(jobs, statuses) if status == FINISHED]
+    jobs_lines = _jobs_section(jobs, statuses, Path(sweep_dir))
     path = Path(sweep_dir) / REPORT_FILE
     try:
-        head = write_report(finished, sweep_dir).read_text()
+        write_report(finished, sweep_dir, appendix=jobs_lines)
     except HarnessError as error:
         # No finished job, or one whose files cannot be read: the job table still says what happened.
         path.parent.mkdir(parents=True, exist_ok=True)
-        head = f"# Sweep report: {sweep_dir}\n\nNothing combined: {error}\n"
-    path.write_text(head.rstrip("\n") + "\n\n" + "\n".join(_jobs_section(jobs, statuses, Path(sweep_dir))))
+        markdown = f"# Sweep report: {sweep_dir}\n\nNothing combined: {error}\n\n" + "\n".join(jobs_lines)
+        path.write_text(markdown)
+        write_page(markdown_page(f"Sweep report: {sweep_dir}", markdown), Path(sweep_dir))
     missing = [f"job {job.num} {status}" for job, status in zip(jobs, statuses) if status != FINISHED]
     # Printed, not logged: the launching process runs under hydra/hydra_logging=disabled.
     print(f"sweep report: {path} ({len(finished)} of {len(jobs)} jobs{'; ' if missing else ''}{', '.join(missing)})")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.metrics.core import MentionCounts, object_mention
+from harness.metrics.core import MentionCounts, MentionSpan, object_mention, object_mention_spans
 from harness.records import TrialRecord
 
 _FIELDS = 5
@@ -32,3 +32,8 @@ def task_mentions(records: Sequence[TrialRecord]) -> MentionCounts:
     """Object mention over one task's reflections (one condition), in trial order: its target object named."""
     reflections = [r.reflection for r in sorted(records, key=lambda r: r.trial) if r.reflection is not None]
     return object_mention(reflections, target_object(records[0].task_id))
+
+
+def reflection_spans(record: TrialRecord) -> list[MentionSpan]:
+    """Where the record's reflection names its task's target object, strict and normalized."""
+    return [] if record.reflection is None else object_mention_spans(record.reflection, target_object(record.task_id))

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from harness.domains.humaneval.models import CheckedCall
-from harness.metrics.core import MentionCounts, MentionVariant
+from harness.metrics.core import MentionCounts, MentionSpan, MentionVariant
 from harness.records import TrialRecord
 
 
@@ -60,6 +60,26 @@ def mentions_case(reflection: str, case: CheckedCall, variant: MentionVariant) -
     raise ValueError(f"unknown mention variant {variant!r}; accepted: strict, normalized.")
 
 
+def _spans(pattern: re.Pattern[str], reflection: str, variant: MentionVariant) -> list[MentionSpan]:
+    matches = (m for m in pattern.finditer(reflection) if m.end() > m.start())
+    return [MentionSpan(start=m.start(), end=m.end(), variant=variant) for m in matches]
+
+
+def case_spans(reflection: str, case: CheckedCall) -> list[MentionSpan]:
+    """Where `mentions_case` finds the case: the exact call (strict); the call with any whitespace, and every input
+    value when all of them occur (normalized)."""
+    if case.call is None:
+        return []
+    spans = _spans(re.compile(re.escape(case.call)), reflection, "strict")
+    spaced = re.compile(r"\s*".join(re.escape(char) for char in _squeeze(case.call)))
+    spans += _spans(spaced, reflection, "normalized")
+    if _names_inputs(reflection, case.inputs):
+        for value in case.inputs:
+            for form in _forms(value):
+                spans += _spans(_pattern(form), reflection, "normalized")
+    return spans
+
+
 def mentions_failed_test(
     reflection: str, failed: Sequence[CheckedCall], variant: MentionVariant = "normalized"
 ) -> bool:
@@ -89,6 +109,14 @@ TARGET = "a failed test case"
 def task_target(task_id: str) -> str:
     """What object mention looks for on code, the same for every problem."""
     return TARGET
+
+
+def reflection_spans(record: TrialRecord) -> list[MentionSpan]:
+    """Where the record's reflection names a failed test case of its own run."""
+    if record.reflection is None or record.attempt_details is None:
+        return []
+    cases = record.attempt_details.signals.failed_cases
+    return [span for case in cases for span in case_spans(record.reflection, case)]
 
 
 def task_mentions(records: Sequence[TrialRecord]) -> MentionCounts:

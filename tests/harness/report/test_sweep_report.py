@@ -114,3 +114,20 @@ def test_with_no_finished_job_the_report_still_lists_every_job(tmp_path: Path) -
     assert report.startswith(f"# Sweep report: {tmp_path}\n\nNothing combined: no run directory given.")
     assert "| 0 | strategy=a | [0](0) | running | **no** |" in report
     assert "| 1 | strategy=b | [1](1) | not started | **no** |" in report
+
+
+def test_the_sweep_page_holds_the_combined_jobs_and_the_job_table(tmp_path: Path) -> None:
+    jobs = [SweepJob(num=n, overrides=[f"experiment.seed={n}"], directory=tmp_path / str(n)) for n in range(2)]
+    TrialLog(jobs[0].directory).append(make_record(0, "Look in the drawer first.", task=MUG))
+    write_status(jobs[0].directory, "finished")
+    write_sweep_report(jobs, tmp_path)
+    page = (tmp_path / "report.html").read_text()
+    assert "<h2>Sweep jobs</h2>" in page and "Look in the drawer first." in page
+    assert 'data-task="pick_and_place_simple-Mug-None-Desk-308/trial_T1"' in page
+
+
+def test_with_no_finished_job_the_page_still_lists_every_job(tmp_path: Path) -> None:
+    jobs = [SweepJob(num=0, overrides=["strategy=a"], directory=tmp_path / "0")]
+    write_sweep_report(jobs, tmp_path)
+    page = (tmp_path / "report.html").read_text()
+    assert "Nothing combined: no run directory given." in page and "No trial records to show." in page

@@ -1,0 +1,114 @@
+"""audit.html: audit.md on top, then every published task with memory, source by source, its reflections in order,
+each with the earlier one it is most similar to and, in the ALFWorld runs, where it names the game's target object.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from harness.audit.alfworld_mention import MAPPED_DOMAINS, env_targets, read_env_to_game
+from harness.audit.audit_markdown import audit_markdown
+from harness.audit.audit_report import AuditReport
+from harness.audit.published import PublishedTask
+from harness.audit.sources import discover_sources, load_source
+from harness.metrics.core import (
+    EarlierMatch,
+    is_frozen,
+    mentions_object,
+    most_similar_earlier,
+    object_mention_spans,
+    reflection_repetition_rate,
+)
+from harness.report.html import Entry, Group, Mention, Nearest, Page, write_page
+
+AUDIT_HTML = "audit.html"
+MENTION_NOTE = (
+    "Object mention (ALFWorld runs only): where a reflection names the target object of the game the env_N -> game "
+    "mapping gives its environment"
+)
+
+
+def _natural(task_id: str) -> list[object]:
+    """env_2 before env_10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", task_id)]
+
+
+def _solved_note(task: PublishedTask) -> str:
+    if task.solved:
+        return "solved" if task.trial_solved is None else f"solved in trial {task.trial_solved}"
+    return "unsolved" if task.trials is None else f"unsolved after {task.trials} trials"
+
+
+Matches = dict[tuple[str, ...], list[EarlierMatch | None]]
+
+
+def task_group(task: PublishedTask, target: str | None, known: Matches) -> Group:
+    """One published task: its reflections in the order written, numbered from 1. `known` holds the matches of
+    memories already measured (several runs are published twice) and gains this one."""
+    memory = tuple(task.reflections)
+    if memory not in known:
+        known[memory] = most_similar_earlier(memory)
+    entries = []
+    for k, (text, match) in enumerate(zip(task.reflections, known[memory])):
+        nearest = None
+        if match is not None:
+            label = f"reflection {match.index + 1}"
+            nearest = Nearest(entry=match.index, label=label, similarity=match.similarity, repeats=match.repeats)
+        mention = None
+        if target is not None:
+            mention = Mention(
+                strict=mentions_object(text, target, "strict"),
+                normalized=mentions_object(text, target, "normalized"),
+                spans=object_mention_spans(text, target),
+            )
+        entries.append(Entry(label=f"reflection {k + 1}", reflection=text, nearest=nearest, mention=mention))
+    rrr = reflection_repetition_rate(task.reflections)
+    return Group(
+        task=task.task_id,
+        condition=task.source,
+        target=target,
+        solved=task.solved,
+        solved_note=_solved_note(task),
+        rrr=rrr,
+        frozen=is_frozen(rrr),
+        entries=entries,
+    )
+
+
+def audit_groups(
+    sources: Sequence[tuple[str, str, list[PublishedTask]]], targets: Mapping[str, Mapping[str, str]]
+) -> list[Group]:
+    """(source, domain, tasks) -> the groups of every task with at least one reflection, in source order."""
+    groups = []
+    known: Matches = {}
+    for name, _, tasks in sources:
+        for task in sorted((t for t in tasks if t.reflections), key=lambda t: _natural(t.task_id)):
+            groups.append(task_group(task, targets.get(name, {}).get(task.task_id), known))
+    return groups
+
+
+def write_audit_html(report: AuditReport, logs_dir: Path, env_to_game: Path, out_dir: Path) -> Path:
+    """audit.html in `out_dir` for `report`, reading the sources it measured again (loading takes seconds)."""
+    measured = {row.source for row in report.sources}
+    order = [row.source for row in report.sources]
+    loaded = {s.name: (s, load_source(s)) for s in discover_sources(logs_dir) if s.name in measured}
+    sources = [(name, loaded[name][0].domain, loaded[name][1]) for name in order if name in loaded]
+    mapping = read_env_to_game(env_to_game)
+    targets = {
+        name: env_targets(tasks, mapping, report.env_to_game)
+        for name, domain, tasks in sources
+        if domain in MAPPED_DOMAINS
+    }
+    groups = audit_groups(sources, targets)
+    page = Page(
+        title="Audit of the published Reflexion logs",
+        markdown=audit_markdown(report),
+        condition_name="source",
+        conditions=list(dict.fromkeys(group.condition for group in groups)),
+        mention_note=MENTION_NOTE,
+        groups=groups,
+        sections="per_group",
+    )
+    return write_page(page, out_dir, AUDIT_HTML)

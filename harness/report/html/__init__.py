@@ -1,0 +1,25 @@
+"""report.html: one self-contained page per report (inline CSS and script, plots embedded, no network), where the
+reflections of every task can be read trial by trial beside what the metrics made of them.
+
+`run_page` builds the page of runs, `write_page` writes any page; the audit builds its own `Page` of the published
+logs from the same parts (`Group`, `Entry`).
+"""
+
+from harness.report.html._model import DetailBlock, DetailItem, Entry, Group, Mention, Nearest, Page
+from harness.report.html._page import HTML_FILE, render_page, write_page
+from harness.report.html._run_page import markdown_page, run_page
+
+__all__ = [
+    "HTML_FILE",
+    "DetailBlock",
+    "DetailItem",
+    "Entry",
+    "Group",
+    "Mention",
+    "Nearest",
+    "Page",
+    "markdown_page",
+    "render_page",
+    "run_page",
+    "write_page",
+]

@@ -1,0 +1,138 @@
+"""Groups as HTML: a section per task, a card per condition, a row per trial with its reflection, its nearest
+earlier reflection, its object mentions, its details, and its trajectory folded (filled in by the page's script)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness.report.html._model import DetailBlock, DetailItem, Entry, Group, Mention
+from harness.report.html._text import esc, highlighted, rrr_text, similarity_text
+from harness.report.html._trajectories import TrajectoryPool
+
+
+def _item(item: DetailItem) -> str:
+    label = f"<dt>{esc(item.label)}</dt>" if item.label else ""
+    text = f"<pre>{esc(item.text)}</pre>" if item.tone == "code" else esc(item.text)
+    return f'<div class="it {item.tone}">{label}<dd>{text}</dd></div>'
+
+
+def detail_html(block: DetailBlock) -> str:
+    body = "<dl>" + "".join(_item(item) for item in block.items) + "</dl>"
+    if block.folded:
+        return f'<details class="blk"><summary>{esc(block.title)}</summary>{body}</details>'
+    return f'<div class="blk"><div class="bt">{esc(block.title)}</div>{body}</div>'
+
+
+def _check(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def _mention_html(mention: Mention, target: str | None) -> str:
+    what = esc(target) if target else "object"
+    classes = f"men{' s1' if mention.strict else ''}{' n1' if mention.normalized else ''}"
+    return (
+        f'<span class="{classes}">mentions {what}: strict {_check(mention.strict)}, '
+        f"normalized {_check(mention.normalized)}</span>"
+    )
+
+
+def _similarity_html(entry: Entry, group_id: str) -> str:
+    nearest = entry.nearest
+    if nearest is None:
+        return '<span class="sim first">first reflection</span>'
+    target = f"{group_id}-{nearest.entry}"
+    verdict = "repeat" if nearest.repeats else "new"
+    return (
+        f'<a class="sim{" rep" if nearest.repeats else ""}" href="#{target}" data-to="{target}">'
+        f"{similarity_text(nearest.similarity)} to {esc(nearest.label)}: {verdict}</a>"
+    )
+
+
+def entry_html(entry: Entry, index: int, group_id: str, target: str | None, pool: TrajectoryPool) -> str:
+    outcome = "" if entry.success is None else (" ok" if entry.success else " fail")
+    repeat = " rep" if entry.nearest is not None and entry.nearest.repeats else ""
+    head = [f"<b>{esc(entry.label)}</b>"]
+    if entry.outcome:
+        head.append(f'<span class="out">{esc(entry.outcome)}</span>')
+    if entry.memory:
+        head.append(f'<span class="mem">{esc(entry.memory)}</span>')
+    parts = [f'<div class="th">{" ".join(head)}</div>']
+    if entry.reflection is not None:
+        spans = entry.mention.spans if entry.mention else []
+        parts.append(f'<div class="rf">{highlighted(entry.reflection, spans)}</div>')
+        meta = [_similarity_html(entry, group_id)]
+        if entry.mention is not None:
+            meta.append(_mention_html(entry.mention, target))
+        parts.append(f'<div class="meta">{" ".join(meta)}</div>')
+    elif entry.no_reflection:
+        parts.append(f'<div class="nr">{esc(entry.no_reflection)}</div>')
+    parts += [detail_html(block) for block in entry.details]
+    if entry.trajectory is not None:
+        steps = len(entry.trajectory)
+        parts.append(
+            f'<details class="tj" data-t="{pool.add(entry.trajectory)}"><summary>trajectory '
+            f"({steps} step{'s' if steps != 1 else ''})</summary></details>"
+        )
+    return f'<li class="t{outcome}{repeat}" id="{group_id}-{index}">{"".join(parts)}</li>'
+
+
+def _badges(group: Group) -> str:
+    reflections = len(group.reflections)
+    if group.rrr is None:
+        rrr = f"RRR undefined ({reflections} reflection{'s' if reflections != 1 else ''})"
+    else:
+        rrr = f"RRR {group.repeats}/{reflections - 1} = {rrr_text(group.rrr)}"
+    frozen = '<span class="b frozen">frozen</span>' if group.frozen else ""
+    solved = f'<span class="b {"ok" if group.solved else "fail"}">{esc(group.solved_note)}</span>'
+    mentioned = [e.mention for e in group.entries if e.mention is not None]
+    mention = ""
+    if mentioned:
+        strict, normalized = sum(m.strict for m in mentioned), sum(m.normalized for m in mentioned)
+        n = len(mentioned)
+        mention = f'<span class="b">mentions: strict {strict}/{n}, normalized {normalized}/{n}</span>'
+    return f'{solved}<span class="b rrr">{rrr}</span>{frozen}{mention}'
+
+
+def group_html(group: Group, number: int, condition_index: int, pool: TrajectoryPool) -> str:
+    group_id = f"g{number}"
+    run = f' <span class="run">{esc(group.run)}</span>' if group.run else ""
+    attributes = (
+        f'id="{group_id}" data-c="{condition_index}" data-s="{int(group.solved)}" data-f="{int(group.frozen)}" '
+        f'data-r="{int(group.repeats > 0)}" data-task="{esc(group.task)}" data-cond="{esc(group.condition)}"'
+        + (f' data-run="{esc(group.run)}"' if group.run else "")
+    )
+    entries = "".join(entry_html(e, i, group_id, group.target, pool) for i, e in enumerate(group.entries))
+    return (
+        f'<article class="g" {attributes}><header><span class="cond">{esc(group.condition)}</span>{run}'
+        f"{_badges(group)}</header><ol class=\"trials\">{entries}</ol></article>"
+    )
+
+
+def _sections(groups: Sequence[Group], conditions: Sequence[str], by_task: bool) -> list[list[Group]]:
+    if not by_task:
+        return [[group] for group in groups]
+    order = {name: k for k, name in enumerate(conditions)}
+    by_task: dict[str, list[Group]] = {}
+    for group in groups:
+        by_task.setdefault(group.task, []).append(group)
+    # sorted() is stable: the groups of one condition keep their run order.
+    return [sorted(by_task[task], key=lambda g: order.get(g.condition, len(order))) for task in sorted(by_task)]
+
+
+def task_sections(
+    groups: Sequence[Group], conditions: Sequence[str], pool: TrajectoryPool, by_task: bool = True
+) -> str:
+    """A section per task with its groups, tasks sorted and groups in condition order; or one per group, as given."""
+    order = {name: k for k, name in enumerate(conditions)}
+    sections, number = [], 0
+    for cards_of_task in _sections(groups, conditions, by_task):
+        cards = []
+        for group in cards_of_task:
+            cards.append(group_html(group, number, order.get(group.condition, len(order)), pool))
+            number += 1
+        task, target = cards_of_task[0].task, cards_of_task[0].target
+        note = f' <span class="target">object: {esc(target)}</span>' if target else ""
+        sections.append(
+            f'<section class="task" data-q="{esc(task.lower())}"><h3>{esc(task)}{note}</h3>{"".join(cards)}</section>'
+        )
+    return "\n".join(sections)

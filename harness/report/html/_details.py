@@ -1,0 +1,99 @@
+"""What a reflection source kept beside the reflection, as detail blocks: the failure signals injected into the
+prompt (programmatic), the template's fields and refusals (grounded_template), what the gate proposed, dropped and
+approved (gated), and on code the attempt the reflection is about."""
+
+from __future__ import annotations
+
+import json
+
+from harness.records import TrialRecord
+from harness.records.details import (
+    ExtractedCodeSignals,
+    ExtractedSignals,
+    GateOutcome,
+    ListedSignals,
+    ReflectionDetails,
+    TemplateParts,
+)
+from harness.domains.humaneval.models import CodeAttempt
+from harness.report.html._model import DetailBlock, DetailItem
+
+SIGNALS_TITLE = "failure signals injected into the reflection prompt"
+
+
+def _signals(rendered: str) -> DetailBlock:
+    lines = [line for line in rendered.splitlines() if line.strip()]
+    # A line ending in ':' introduces the signals below it; the others are signals.
+    items = [DetailItem(text=line, tone="plain" if line.endswith(":") else "bad") for line in lines]
+    return DetailBlock(title=SIGNALS_TITLE, items=items or [DetailItem(text="none found")])
+
+
+def _template(parts: TemplateParts) -> DetailBlock:
+    step = parts.failed_step
+    if parts.matched_step is not None:
+        step = f"{step}  (step {parts.matched_step} of the trajectory)"
+    items = [
+        DetailItem(label="FAILED STEP", text=step if step is not None else "missing", tone="plain" if step else "bad"),
+        DetailItem(label="ROOT CAUSE", text=parts.root_cause or "missing", tone="plain" if parts.root_cause else "bad"),
+        DetailItem(label="NEW PLAN", text=parts.new_plan or "missing", tone="plain" if parts.new_plan else "bad"),
+    ]
+    if parts.malformed:
+        kept = "kept the raw answer as the reflection" if parts.policy == "keep_raw" else "stored no reflection"
+        items += [DetailItem(label="refused", text=problem, tone="bad") for problem in parts.problems]
+        items += [
+            DetailItem(label="policy", text=f"{parts.policy}: {kept}"),
+            DetailItem(label="raw answer", text=parts.raw, tone="code"),
+        ]
+    if parts.malformed:
+        return DetailBlock(title="template: refused (malformed)", items=items)
+    # Well-formed, the fields are the reflection itself: folded, with the step it quotes in the title.
+    quoted = f", FAILED STEP quotes step {parts.matched_step}" if parts.matched_step is not None else ""
+    return DetailBlock(title=f"template fields: well-formed{quoted}", items=items, folded=True)
+
+
+def _gate(outcome: GateOutcome) -> DetailBlock:
+    approved = set(outcome.approved)
+    items = []
+    for proposal in outcome.proposed:
+        state = "approved" if proposal.id in approved else "proposed, not approved"
+        items.append(DetailItem(label=state, text=proposal.lesson, tone="good" if proposal.id in approved else "plain"))
+        items.append(
+            DetailItem(label=f"cites turn {proposal.evidence.turn}", text=proposal.evidence.quote, tone="code")
+        )
+    for dropped in outcome.dropped:
+        items.append(DetailItem(label=f"dropped: {dropped.reason}", text=dropped.detail, tone="bad"))
+        items.append(DetailItem(label="item", text=json.dumps(dropped.item, ensure_ascii=False), tone="code"))
+    if not items:
+        items.append(DetailItem(text="the answer held no item"))
+    counts = f"{len(outcome.proposed)} proposed, {len(approved)} approved, {len(outcome.dropped)} dropped"
+    return DetailBlock(title=f"gate ({outcome.policy} policy): {counts}", items=items)
+
+
+def reflection_blocks(details: ReflectionDetails | None) -> list[DetailBlock]:
+    """The blocks of one reflection's details; none for plain text."""
+    if isinstance(details, (ExtractedSignals, ExtractedCodeSignals, ListedSignals)):
+        return [_signals(details.rendered)]
+    if isinstance(details, TemplateParts):
+        return [_template(details)]
+    if isinstance(details, GateOutcome):
+        return [_gate(details)]
+    return []
+
+
+def attempt_block(attempt: CodeAttempt) -> DetailBlock:
+    """The verdicts of a trial's code and the tests it ran against (the code itself is its trajectory's step)."""
+    passed = attempt.internal_status == "passed"
+    items = [
+        DetailItem(label="internal tests", text=attempt.internal_status, tone="good" if passed else "bad"),
+        DetailItem(label="check()", text=attempt.check_status or "not run"),
+        *(DetailItem(label="test run", text=test, tone="code") for test in attempt.tests_run),
+    ]
+    return DetailBlock(title="the attempt's verdicts", items=items)
+
+
+def record_blocks(record: TrialRecord) -> list[DetailBlock]:
+    """Every block of a trial record, the reflection's first."""
+    blocks = reflection_blocks(record.reflection_details)
+    if record.attempt_details is not None:
+        blocks.append(attempt_block(record.attempt_details))
+    return blocks

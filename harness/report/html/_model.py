@@ -1,0 +1,117 @@
+"""What the page shows, as plain values: built from a run's records or from published logs, then rendered.
+
+Nothing here is HTML: every string is the text as recorded, escaped only when the page is written.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.metrics.core import MentionSpan
+
+_VIEW = ConfigDict(frozen=True)
+
+Tone = Literal["plain", "good", "bad", "code"]
+
+
+class DetailItem(BaseModel):
+    """One line of a detail block: an optional label and its text."""
+
+    model_config = _VIEW
+
+    label: str | None = None
+    text: str
+    tone: Tone = Field("plain", description="good/bad colour the line; code keeps its layout in a monospace box.")
+
+
+class DetailBlock(BaseModel):
+    """What a reflection source kept beside the reflection (signals, template fields, the gate's decisions)."""
+
+    model_config = _VIEW
+
+    title: str
+    items: list[DetailItem]
+    folded: bool = Field(False, description="Shown closed (<details>), for long blocks such as code.")
+
+
+class Nearest(BaseModel):
+    """The earlier reflection most similar to this one (harness.metrics.core.most_similar_earlier)."""
+
+    model_config = _VIEW
+
+    entry: int = Field(ge=0, description="Index of the earlier entry in its group.")
+    label: str = Field(description="How the page names the earlier entry, e.g. 'trial 0'.")
+    similarity: float = Field(ge=0, le=1)
+    repeats: bool = Field(description="similarity >= the RRR threshold: this reflection counts as a repeat.")
+
+
+class Mention(BaseModel):
+    """Whether a reflection names its object under each rule, and where."""
+
+    model_config = _VIEW
+
+    strict: bool
+    normalized: bool
+    spans: list[MentionSpan] = Field(default_factory=list, description="Empty when the domain has no span rule.")
+
+
+class Entry(BaseModel):
+    """One trial of a task under a condition (or one published reflection)."""
+
+    model_config = _VIEW
+
+    label: str = Field(description="'trial 2', or 'reflection 3' for a published log.")
+    success: bool | None = Field(None, description="The trial's outcome; None when the log does not say.")
+    outcome: str | None = Field(None, description="e.g. 'max_steps, 15 steps'.")
+    memory: str | None = Field(None, description="What the actor read before the trial, e.g. 'read trial 0, 1'.")
+    reflection: str | None = None
+    no_reflection: str | None = Field(None, description="Why there is no reflection, when there is none.")
+    nearest: Nearest | None = None
+    mention: Mention | None = Field(None, description="None without a mention rule or without a reflection.")
+    details: list[DetailBlock] = Field(default_factory=list)
+    trajectory: list[tuple[str, str]] | None = Field(None, description="(action, observation) per step.")
+
+
+class Group(BaseModel):
+    """One task under one condition: its trials in order and what the metrics made of them."""
+
+    model_config = _VIEW
+
+    task: str
+    condition: str = Field(description="The condition's label (a published source's name in the audit).")
+    run: str | None = Field(None, description="The run it comes from, when the page shows several.")
+    target: str | None = Field(None, description="What object mention looks for; None when nothing is.")
+    solved: bool
+    solved_note: str = Field(description="e.g. 'solved in trial 2', 'unsolved after 3 trials'.")
+    rrr: float | None = Field(description="The task's RRR as its metrics give it; None below two reflections.")
+    frozen: bool
+    entries: list[Entry]
+
+    @property
+    def reflections(self) -> list[Entry]:
+        return [entry for entry in self.entries if entry.reflection is not None]
+
+    @property
+    def repeats(self) -> int:
+        return sum(entry.nearest is not None and entry.nearest.repeats for entry in self.entries)
+
+
+class Page(BaseModel):
+    """The whole page: the report's markdown, then every group, filterable."""
+
+    model_config = _VIEW
+
+    title: str
+    markdown: str = Field(description="report.md or audit.md, rendered at the top of the page.")
+    condition_name: str = Field("condition", description="What the filter calls a condition ('source' in the audit).")
+    conditions: list[str] = Field(description="Filter options, in report order.")
+    mention_note: str = Field(description="What the highlighted object is, for the legend.")
+    groups: list[Group]
+    sections: Literal["by_task", "per_group"] = Field(
+        "by_task",
+        description="by_task: one section per task id, sorted, its groups in condition order (a run's page); "
+        "per_group: one section per group, in the order given (the audit: source by source, where the same task "
+        "id in two sources is two tasks).",
+    )

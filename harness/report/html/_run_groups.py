@@ -1,0 +1,150 @@
+"""A run's records as the page's groups: per task and condition, its trials in order, each reflection with the
+earlier one it is most similar to and where it names its object, by the run's own domain's rules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from harness.domains.registry import MentionRule, SpanRule, TargetRule, mention_rules, mention_spans
+from harness.metrics.core import TaskMetrics, is_frozen, most_similar_earlier, reflection_repetition_rate
+from harness.metrics.run import RunMetrics
+from harness.records import TrialRecord
+from harness.records.details import GateOutcome, TemplateParts
+from harness.report.html._details import record_blocks
+from harness.report.html._model import Entry, Group, Mention, Nearest
+
+class _Rules:
+    """The domain's mention rules, or none when the run's domain is unknown or its rules refuse a task."""
+
+    def __init__(self, domain: str | None) -> None:
+        self.target: TargetRule | None = None
+        self.mentions: MentionRule | None = None
+        self.spans: SpanRule | None = None
+        if domain is None:
+            return
+        try:
+            self.target, self.mentions = mention_rules(domain)
+        except ValueError:
+            return
+        self.spans = mention_spans(domain)
+
+    def mention(self, record: TrialRecord) -> Mention | None:
+        """The domain's own count over this one reflection, so the page agrees with metrics.json."""
+        if self.mentions is None or record.reflection is None:
+            return None
+        try:
+            counts = self.mentions([record])
+            spans = self.spans(record) if self.spans else []
+        except ValueError:
+            return None
+        return Mention(strict=counts.strict > 0, normalized=counts.normalized > 0, spans=spans)
+
+    def target_of(self, task: str) -> str | None:
+        try:
+            return self.target(task) if self.target else None
+        except ValueError:
+            return None
+
+
+def _outcome(record: TrialRecord) -> str:
+    steps = f"{record.steps} step{'s' if record.steps != 1 else ''}"
+    return f"won, {steps}" if record.success else f"{record.end_reason}, {steps}"
+
+
+def _memory(record: TrialRecord, earlier: Sequence[tuple[int, str]]) -> str | None:
+    """Which earlier trials' reflections the actor read, by trial: the memory window is the last reflections
+    written, in order; items that are not (the gate's live lessons) are counted instead."""
+    if not record.memory:
+        return "memory: empty" if record.trial > 0 else None
+    window = earlier[-len(record.memory):] if len(earlier) >= len(record.memory) else []
+    if [text for _, text in window] == record.memory:
+        return "read " + ", ".join(f"trial {trial}" for trial, _ in window)
+    return f"read {len(record.memory)} memory item{'s' if len(record.memory) != 1 else ''}"
+
+
+def _no_reflection(record: TrialRecord) -> str:
+    if record.success:
+        return "solved: no reflection"
+    details = record.reflection_details
+    if isinstance(details, TemplateParts) and details.malformed:
+        return "refused answer: no reflection stored"
+    if isinstance(details, GateOutcome):
+        return "the gate approved no lesson: nothing written to memory"
+    if record.reflector_model == "none":
+        return "this condition writes no reflection"
+    return "no reflection written after this trial"
+
+
+def task_group(
+    records: Sequence[TrialRecord], label: str, rules: _Rules, metrics: TaskMetrics | None, run: str | None
+) -> Group:
+    """One task under one condition; `metrics` as metrics.json gives them (recomputed from the records if None)."""
+    ordered = sorted(records, key=lambda r: r.trial)
+    memory = [r.reflection for r in ordered if r.reflection is not None]
+    matches = iter(most_similar_earlier(memory))
+    reflection_trials: list[int] = []
+    written: list[tuple[int, str]] = []
+    entries = []
+    for index, record in enumerate(ordered):
+        nearest = None
+        if record.reflection is not None:
+            match = next(matches)
+            if match is not None:
+                earlier = reflection_trials[match.index]
+                nearest = Nearest(
+                    entry=earlier,
+                    label=f"trial {ordered[earlier].trial}",
+                    similarity=match.similarity,
+                    repeats=match.repeats,
+                )
+            reflection_trials.append(index)
+        entries.append(
+            Entry(
+                label=f"trial {record.trial}",
+                success=record.success,
+                outcome=_outcome(record),
+                memory=_memory(record, written),
+                reflection=record.reflection,
+                no_reflection=None if record.reflection is not None else _no_reflection(record),
+                nearest=nearest,
+                mention=rules.mention(record),
+                details=record_blocks(record),
+                trajectory=[(step.action, step.observation) for step in record.trajectory],
+            )
+        )
+        if record.reflection is not None:
+            written.append((record.trial, record.reflection))
+    won = [r.trial for r in ordered if r.success]
+    rrr = metrics.rrr if metrics else reflection_repetition_rate(memory)
+    return Group(
+        task=ordered[0].task_id,
+        condition=label,
+        run=run,
+        target=metrics.target_object if metrics else rules.target_of(ordered[0].task_id),
+        solved=bool(won),
+        solved_note=f"solved in trial {won[0]}" if won else f"unsolved after {len(ordered)} trials",
+        rrr=rrr,
+        frozen=metrics.frozen if metrics else is_frozen(rrr),
+        entries=entries,
+    )
+
+
+def run_groups(
+    name: str,
+    domain: str | None,
+    records: Sequence[TrialRecord],
+    metrics: RunMetrics,
+    labels: Mapping[str, str],
+    show_run: bool,
+) -> list[Group]:
+    """Every (task, condition) of one run; `labels` gives each condition's label on the page."""
+    rules = _Rules(domain)
+    measured = {(c.condition, t.task_id): t for c in metrics.conditions for t in c.tasks}
+    by_key: dict[tuple[str, str], list[TrialRecord]] = {}
+    for record in records:
+        by_key.setdefault((record.condition, record.task_id), []).append(record)
+    run = name if show_run else None
+    return [
+        task_group(mine, labels.get(condition, condition), rules, measured.get((condition, task)), run)
+        for (condition, task), mine in by_key.items()
+    ]

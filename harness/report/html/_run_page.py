@@ -1,0 +1,58 @@
+"""The page of one or more runs: their report.md on top, then every task under every report condition."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from harness.metrics.run import RunMetrics
+from harness.records import TrialRecord
+from harness.report.html._model import Page
+from harness.report.html._run_groups import run_groups
+
+MENTION_NOTE = "Object mention: where a reflection names its task's object (named beside the task)"
+
+
+class RunSource(Protocol):
+    """What the page reads of a run (harness.report.RunData has it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def domain(self) -> str | None: ...
+    @property
+    def metrics(self) -> RunMetrics: ...
+    @property
+    def records(self) -> list[TrialRecord]: ...
+
+
+class ConditionSource(Protocol):
+    """A condition of the report (harness.report.ReportCondition): its label and the runs it pools."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def condition(self) -> str: ...
+    @property
+    def runs(self) -> list[str]: ...
+
+
+def run_page(title: str, markdown: str, runs: Sequence[RunSource], conditions: Sequence[ConditionSource]) -> Page:
+    """The page: `markdown` (the report) and the groups of every run's records, labelled as the report labels
+    its conditions; the run is named on each group when there are several."""
+    groups = []
+    for run in runs:
+        labels = {c.condition: c.label for c in conditions if run.name in c.runs}
+        groups += run_groups(run.name, run.domain, run.records, run.metrics, labels, show_run=len(runs) > 1)
+    return Page(
+        title=title,
+        markdown=markdown,
+        conditions=list(dict.fromkeys(c.label for c in conditions)),
+        mention_note=MENTION_NOTE,
+        groups=groups,
+    )
+
+
+def markdown_page(title: str, markdown: str) -> Page:
+    """A page of a report alone, for a report with no run to show (a sweep whose jobs all failed)."""
+    return Page(title=title, markdown=markdown, conditions=[], mention_note=MENTION_NOTE, groups=[])
