@@ -1,8 +1,9 @@
 """The record schema and the durable trial log: what a run writes and every reader reads.
 
-`trial` holds TrialRecord, the manifest and the append-only log; `step`, `details`, `gate` and `usage` the models a
-record is made of; `canonical` the one JSON spelling ids and hashes are taken of. Models only, and the log: machinery
-(sandbox, gate store, LLM backends, actors) imports this package, never the reverse.
+`trial` holds TrialRecord, the manifest and the append-only log; `jsonl` the rule for what may follow a log's last
+newline; `step`, `details`, `gate` and `usage` the models a record is made of; `canonical` the one JSON spelling ids
+and hashes are taken of. Models only, and the log: machinery (sandbox, gate store, LLM backends, actors) imports this
+package, never the reverse.
 """
 
 from harness.records.trial import (
