@@ -89,7 +89,7 @@ def test_a_changed_config_is_refused_unless_allowed_and_then_recorded(copy: Path
     refused = run_cli(*SMALL_RUN, "env.max_steps=12", f"hydra.run.dir={copy}")
     assert refused.returncode == 2
     error = one_error_line(refused.stderr)
-    assert "started with env.max_steps=30, not 12" in error and "+resume.allow_config_change=true" in error
+    assert "started with env.max_steps=30, not 12; use a new" in error and "+resume.allow_config_change=true" in error
     assert snapshot(copy) == before
 
     allowed = run_cli(*SMALL_RUN, "env.max_steps=12", "+resume.allow_config_change=true", f"hydra.run.dir={copy}")
@@ -97,7 +97,7 @@ def test_a_changed_config_is_refused_unless_allowed_and_then_recorded(copy: Path
     change = {"setting": "env.max_steps", "was": 30, "now": 12}
     manifest = read_manifest(copy)
     assert manifest is not None and manifest.status == "finished"
-    assert manifest.config["resume"] == {"allow_config_change": True, "changes": [change]}
+    assert manifest.config["resume"] == {"allow_config_change": True, "adopt_records": False, "changes": [change]}
     assert (copy / TRIALS_FILE).read_bytes() == before[TRIALS_FILE]
 
     # Later resumptions under the new setting need no flag, and keep the record of the change.
@@ -105,7 +105,7 @@ def test_a_changed_config_is_refused_unless_allowed_and_then_recorded(copy: Path
     assert again.returncode == 0, again.stderr
     manifest = read_manifest(copy)
     assert manifest is not None
-    assert manifest.config["resume"] == {"allow_config_change": False, "changes": [change]}
+    assert manifest.config["resume"] == {"allow_config_change": False, "adopt_records": False, "changes": [change]}
 
 
 def test_a_manifest_that_is_not_json_is_named(copy: Path) -> None:
@@ -142,3 +142,4 @@ def test_a_damaged_game_file_is_named_before_any_trial(tmp_path: Path, damage: C
     error = one_error_line(result.stderr)
     assert f"ALFWorld game file {data / GAME_FILE} cannot be read (" in error
     assert not (tmp_path / "run").exists()
+

@@ -22,11 +22,9 @@ from harness.run.loop import ConditionRun, LoopSettings, run_loop
 from harness.run.preflight import check_models
 from harness.run.progress import Progress
 from harness.run.provenance import git_commit, package_versions
-from harness.run.resume import check_resumable, read_previous_manifest
+from harness.run.resume import GATE_DIR, resume_config
 
 log = logging.getLogger(__name__)
-
-GATE_DIR = "gate"
 
 
 def condition_gate(condition: Condition, source: ReflectionSource, run_dir: Path) -> GatedMemory | None:
@@ -62,18 +60,17 @@ class Experiment:
         self.config = config
         self.run_dir = run_dir
         self.domain = build_domain(config.env)
-        self.resolved = config.model_dump(mode="json")
-        self.previous = read_previous_manifest(run_dir)
-        if self.previous is not None:
-            self.resolved = check_resumable(self.previous.config, self.resolved)
         check_models(config)
         # One store per run: every model reads the same file, so it is loaded once.
         models = [model for c in config.conditions for model in (c.actor, c.reflector)]
         pool = LLMPool(CacheStore(Path(config.llm.cache.path)), config.llm.cache.mode, models)
         self.conditions = [condition_run(condition, pool, run_dir) for condition in config.conditions]
-        # The first write into the run directory: reading trials.jsonl may cut a torn line.
+        # The lock comes before anything in the run directory is read: what a resume checks (the manifest, the
+        # records) must be what it then builds on, not what another process is about to change.
         self.lock = RunLock.acquire(run_dir)
         try:
+            self.previous, self.resolved = resume_config(run_dir, config.model_dump(mode="json"))
+            # The first write into the run directory: reading trials.jsonl may cut a torn line.
             self.trial_log = TrialLog(run_dir)
         except BaseException:
             self.lock.release()
