@@ -94,6 +94,9 @@ class Manifest(BaseModel):
     package_versions: dict[str, str] = Field(description="Installed versions of the packages that matter.")
     git_commit: str | None = Field(description="Commit of the harness checkout, with '-dirty' if modified.")
     data_hashes: dict[str, str] = Field(description="SHA-256 of the games and prompts used.")
+    tasks: list[str] | None = Field(
+        None, description="The task ids the run plays, in order; None in manifests written before they were listed."
+    )
     started_at: datetime
     ended_at: datetime | None = None
     resumed_from: int = Field(0, description="Records already present when this invocation started.")

@@ -13,7 +13,7 @@ from harness.llm import CacheStore
 from harness.llm.pool import LLMPool
 from harness.metrics.cost import condition_prices
 from harness.metrics.run import run_metrics, write_metrics
-from harness.records import Manifest, TrialLog, write_manifest
+from harness.records import Manifest, RunPlan, TrialLog, write_manifest
 from harness.reflection import ReflectionSource, get_source
 from harness.report import write_report
 from harness.report.summary import SUMMARY_FILE, RunSummary, summarize, summary_markdown
@@ -80,6 +80,9 @@ class Experiment:
             max_concurrency=config.experiment.max_concurrency,
             seed=config.experiment.seed,
         )
+        self.plan = RunPlan(
+            conditions=[c.name for c in config.conditions], tasks=self.domain.task_ids(), trials=config.experiment.trials
+        )
 
     def run(self) -> RunSummary:
         """Play every pending trial, then write metrics and summary; the run directory is released after."""
@@ -95,6 +98,7 @@ class Experiment:
             package_versions=package_versions(),
             git_commit=git_commit(),
             data_hashes=self.domain.data_hashes(),
+            tasks=self.plan.tasks,
             started_at=self.previous.started_at if self.previous else datetime.now(timezone.utc),
             resumed_from=len(self.trial_log.records),
         )
@@ -107,12 +111,10 @@ class Experiment:
             # Metrics and summary come before "finished": a run killed while writing them must not claim to
             # be done, or no one would resume it to complete them.
             records = self.trial_log.records
-            names = [c.name for c in self.conditions]
-            tasks = self.domain.task_ids()
-            targets = {task: self.domain.target(task) for task in tasks}
-            metrics = run_metrics(records, names, targets, self.settings.trials, self.domain.mentions)
+            targets = {task: self.domain.target(task) for task in self.domain.task_ids()}
+            metrics = run_metrics(records, self.plan, targets, self.domain.mentions)
             write_metrics(self.run_dir, metrics)
-            summary = summarize(records, names, len(tasks), self.settings.trials, condition_prices(self.resolved))
+            summary = summarize(records, self.plan, condition_prices(self.resolved))
             (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config))
         except BaseException:
             ended = {"status": "failed", "ended_at": datetime.now(timezone.utc)}
