@@ -288,3 +288,13 @@ def test_records_outside_the_plan_are_named_and_counted_nowhere(tmp_path: Path) 
         f"beyond the run's 2); {SALT} / self_diagnosis / trial 0 (task not one of the run's 1); {MUG} / no_memory / "
         "trial 0 (condition not one of the run's: self_diagnosis)."
     ) in text
+
+
+def test_finished_runs_of_two_domains_are_never_pooled_into_one_row(run_a: Path, humaneval_run: Path, tmp_path: Path) -> None:
+    """Both with metrics.json, so only the domain tells them apart (the issue's 0/7 row)."""
+    for run_dir in (run_a, humaneval_run):
+        write_metrics(run_dir, load_runs([run_dir])[0].metrics)
+        assert load_runs([run_dir])[0].metrics_source == METRICS_FILE
+    text = write_report([run_a, humaneval_run], tmp_path / "combined").read_text()
+    assert "| self_diagnosis (run_a) | m | 1/2 (50%) |" in text and "| self_diagnosis (humaneval_run) | m | 1/1 (100%) |" in text
+    assert "| self_diagnosis | m | 2/3" not in text
