@@ -72,6 +72,9 @@ class Experiment:
             self.previous, self.resolved = resume_config(run_dir, config.model_dump(mode="json"))
             # The first write into the run directory: reading trials.jsonl may cut a torn line.
             self.trial_log = TrialLog(run_dir)
+            for condition in self.conditions:
+                if condition.gate is not None:
+                    condition.gate.check_recorded([r for r in self.trial_log.records if r.condition == condition.name])
         except BaseException:
             self.lock.release()
             raise
