@@ -100,6 +100,9 @@ class Manifest(BaseModel):
     started_at: datetime
     ended_at: datetime | None = None
     resumed_from: int = Field(0, description="Records already present when this invocation started.")
+    records: int | None = Field(
+        None, description="Records in trials.jsonl when the run ended; None while running and in older manifests."
+    )
     status: str = Field("running", description="running | finished | failed")
 
 
@@ -119,7 +122,7 @@ class TrialLog:
     def _load(self) -> list[TrialRecord]:
         if not self.path.exists():
             return []
-        data = self.path.read_bytes()
+        data = _read_log(self.path)
         records, tail = parse_trials(data, self.path)
         if tail:
             warnings.warn(f"{self.path}: dropped a torn last line of {len(tail)} bytes left by an interrupted write.")
@@ -182,7 +185,17 @@ def read_trials(run_dir: Path) -> list[TrialRecord]:
     Safe on a run that is still recording: a last line still being written is left out, not cut.
     """
     path = Path(run_dir) / TRIALS_FILE
-    return parse_trials(path.read_bytes(), path)[0] if path.is_file() else []
+    return parse_trials(_read_log(path), path)[0] if path.exists() else []
+
+
+def _read_log(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise RecordCorruptError(
+            f"{path} cannot be read ({error.strerror or error.__class__.__name__}); restore the run's trial log, "
+            "nothing was changed."
+        ) from error
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:

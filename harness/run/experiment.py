@@ -120,10 +120,10 @@ class Experiment:
             summary = summarize(records, self.plan, condition_prices(self.resolved))
             (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config))
         except BaseException:
-            ended = {"status": "failed", "ended_at": datetime.now(timezone.utc)}
+            ended = {"status": "failed", "ended_at": datetime.now(timezone.utc), "records": len(self.trial_log.records)}
             write_manifest(self.run_dir, manifest.model_copy(update=ended))
             raise
-        ended = {"status": "finished", "ended_at": datetime.now(timezone.utc)}
+        ended = {"status": "finished", "ended_at": datetime.now(timezone.utc), "records": len(self.trial_log.records)}
         write_manifest(self.run_dir, manifest.model_copy(update=ended))
         # The report shows the manifest's status, so it comes after; `python -m harness.report` redoes it.
         write_report([self.run_dir], self.run_dir)

@@ -44,22 +44,35 @@ def read_previous_manifest(run_dir: Path) -> Manifest | None:
 def resume_config(run_dir: Path, current: dict[str, Any]) -> tuple[Manifest | None, dict[str, Any]]:
     """The earlier invocation's manifest (None for a new run) and the config this invocation records.
 
-    Refused: settings that would change finished trials (check_resumable), and records without a manifest
-    (adopt_unmanifested).
+    Refused, before anything is written: settings that would change finished trials (check_resumable), records
+    without a manifest (adopt_unmanifested), fewer records than the manifest saw (check_records_kept).
     """
     previous = read_previous_manifest(run_dir)
+    records = len(read_trials(run_dir))
     if previous is None:
-        return None, adopt_unmanifested(run_dir, current)
+        return None, adopt_unmanifested(run_dir, records, current)
+    check_records_kept(run_dir, previous, records)
     return previous, check_resumable(previous.config, current)
 
 
-def adopt_unmanifested(run_dir: Path, current: dict[str, Any]) -> dict[str, Any]:
+def check_records_kept(run_dir: Path, previous: Manifest, records: int) -> None:
+    """Records are only ever appended: fewer than an earlier invocation saw means some were removed, and resuming
+    would play them again as if they had never been recorded."""
+    seen = max(previous.resumed_from, previous.records or 0)
+    if records < seen:
+        raise RecordCorruptError(
+            f"{Path(run_dir) / TRIALS_FILE} holds {records} trial record(s), but its {MANIFEST_FILE} saw {seen}, so "
+            f"{seen - records} went missing; restore them from a backup, or use a new hydra.run.dir, nothing was "
+            "changed."
+        )
+
+
+def adopt_unmanifested(run_dir: Path, records: int, current: dict[str, Any]) -> dict[str, Any]:
     """The config of a run directory without a manifest: unchanged when it holds nothing recorded.
 
     Records without a manifest were played under a configuration no one can tell any more, so resuming them is
     refused unless current has resume.adopt_records; the adoption is then recorded under resume.adopted.
     """
-    records = len(read_trials(run_dir))
     gate = Path(run_dir) / GATE_DIR
     has_gate = gate.is_dir() and any(gate.iterdir())
     if not records and not has_gate:
