@@ -95,6 +95,10 @@ class ResumeMismatchError(HarnessError):
     """A run directory was started under a configuration that would change its finished trials."""
 
 
+class RecordsWithoutManifestError(HarnessError):
+    """A run directory holds records but no manifest, so no one can tell what configuration played them."""
+
+
 class ModelUnreachableError(LLMError):
     """An API-backed model's server did not answer before the run started; nothing was written."""
 

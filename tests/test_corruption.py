@@ -89,7 +89,7 @@ def test_a_changed_config_is_refused_unless_allowed_and_then_recorded(copy: Path
     refused = run_cli(*SMALL_RUN, "env.max_steps=12", f"hydra.run.dir={copy}")
     assert refused.returncode == 2
     error = one_error_line(refused.stderr)
-    assert "started with env.max_steps=30, not 12" in error and "+resume.allow_config_change=true" in error
+    assert "started with env.max_steps=30, not 12; use a new" in error and "+resume.allow_config_change=true" in error
     assert snapshot(copy) == before
 
     allowed = run_cli(*SMALL_RUN, "env.max_steps=12", "+resume.allow_config_change=true", f"hydra.run.dir={copy}")
@@ -97,7 +97,7 @@ def test_a_changed_config_is_refused_unless_allowed_and_then_recorded(copy: Path
     change = {"setting": "env.max_steps", "was": 30, "now": 12}
     manifest = read_manifest(copy)
     assert manifest is not None and manifest.status == "finished"
-    assert manifest.config["resume"] == {"allow_config_change": True, "changes": [change]}
+    assert manifest.config["resume"] == {"allow_config_change": True, "adopt_records": False, "changes": [change]}
     assert (copy / TRIALS_FILE).read_bytes() == before[TRIALS_FILE]
 
     # Later resumptions under the new setting need no flag, and keep the record of the change.
@@ -105,7 +105,7 @@ def test_a_changed_config_is_refused_unless_allowed_and_then_recorded(copy: Path
     assert again.returncode == 0, again.stderr
     manifest = read_manifest(copy)
     assert manifest is not None
-    assert manifest.config["resume"] == {"allow_config_change": False, "changes": [change]}
+    assert manifest.config["resume"] == {"allow_config_change": False, "adopt_records": False, "changes": [change]}
 
 
 def test_a_manifest_that_is_not_json_is_named(copy: Path) -> None:
@@ -142,3 +142,66 @@ def test_a_damaged_game_file_is_named_before_any_trial(tmp_path: Path, damage: C
     error = one_error_line(result.stderr)
     assert f"ALFWorld game file {data / GAME_FILE} cannot be read (" in error
     assert not (tmp_path / "run").exists()
+
+
+HUMANEVAL = (
+    "experiment=humaneval_demo",
+    "llm.cache.mode=replay",
+    f"llm.cache.path={ROOT / 'tests' / 'fixtures' / 'humaneval' / 'llm_cache.jsonl'}",
+)
+
+
+def test_records_without_a_manifest_are_refused_unless_adopted(copy: Path) -> None:
+    (copy / MANIFEST_FILE).unlink()
+    before = snapshot(copy)
+    refused = run_cli(*HUMANEVAL, f"hydra.run.dir={copy}")
+    assert refused.returncode == 2
+    error = one_error_line(refused.stderr)
+    assert f"{copy} holds 2 trial record(s) but no manifest.json" in error and "+resume.adopt_records=true" in error
+    assert snapshot(copy) == before
+
+    adopted = run_cli(*HUMANEVAL, "+resume.adopt_records=true", f"hydra.run.dir={copy}")
+    assert adopted.returncode == 0, adopted.stderr
+    assert (copy / TRIALS_FILE).read_bytes().startswith(before[TRIALS_FILE]), "the adopted records are kept as they were"
+    manifest = read_manifest(copy)
+    assert manifest is not None and manifest.status == "finished" and manifest.resumed_from == 2
+    assert manifest.config["resume"]["adopted"]["records"] == 2
+    # Another domain's records are outside this run's plan: named, not counted (no KeyError on their task ids).
+    summary = (copy / "summary.md").read_text()
+    assert "- 2 record(s) outside the run's plan, kept but not counted: " in summary
+    metrics = json.loads((copy / "metrics.json").read_text())
+    assert {t["task_id"] for c in metrics["conditions"] for t in c["tasks"]} == {
+        "HumanEval/0",
+        "HumanEval/10",
+        "HumanEval/32",
+        "HumanEval/129",
+        "HumanEval/145",
+    }
+
+
+def test_a_whole_last_record_without_its_newline_is_kept_not_played_again(finished: Path, copy: Path) -> None:
+    trials = copy / TRIALS_FILE
+    whole = trials.read_bytes()
+    trials.write_bytes(whole[:-1])  # truncate -s -1
+    result = run_cli(*SMALL_RUN, f"hydra.run.dir={copy}")
+    assert result.returncode == 0, result.stderr
+    assert "torn" not in result.stderr and "lacked its newline" in result.stderr
+    assert trials.read_bytes() == whole
+    manifest = read_manifest(copy)
+    assert manifest is not None and manifest.resumed_from == 2
+
+
+def test_a_hand_edited_record_outside_the_plan_is_named_not_counted(finished: Path, copy: Path) -> None:
+    trials = copy / TRIALS_FILE
+    last = json.loads(trials.read_text().splitlines()[-1])
+    trials.write_text(trials.read_text() + json.dumps({**last, "trial": 7}) + "\n")
+    result = run_cli(*SMALL_RUN, f"hydra.run.dir={copy}")
+    assert result.returncode == 0, result.stderr
+    summary = (copy / "summary.md").read_text()
+    assert "trials: 2; records: 2\n" in summary
+    assert f"- 1 record(s) outside the run's plan, kept but not counted: {GAME} / self_diagnosis / trial 7" in summary
+    assert (copy / "metrics.json").read_text() != (finished / "metrics.json").read_text()
+    metrics = json.loads((copy / "metrics.json").read_text())
+    assert metrics["conditions"] == json.loads((finished / "metrics.json").read_text())["conditions"]
+    assert [o["trial"] for o in metrics["outside_plan"]] == [7]
+    assert f"{GAME} / self_diagnosis / trial 7 (trial beyond the run's 2)" in (copy / "report.md").read_text()

@@ -34,6 +34,7 @@ from harness.gate._chain import (
 )
 from harness.gate._errors import GateChainError, GateDecisionError, GateError, InvalidGateStoreError
 from harness.records.gate import Dropped, Proposal, Submission, Turn
+from harness.records.jsonl import add_final_newline, split_lines, whole_record
 from harness.gate._rules import check_candidate
 
 STORE_KIND: Final = "harness-gate-store"
@@ -45,6 +46,11 @@ CHAIN_FILE: Final = "decisions.jsonl"
 HEAD_FILE: Final = "decisions.head"
 LOCK_FILE: Final = "store.lock"
 
+_FILE_MODELS: Final[dict[str, type[BaseModel]]] = {
+    PROPOSED_FILE: Proposal,
+    DROPPED_FILE: Dropped,
+    CHAIN_FILE: DecisionLine,
+}
 _Record = TypeVar("_Record", bound=BaseModel)
 _Scoped = TypeVar("_Scoped", Proposal, Dropped)
 
@@ -72,9 +78,27 @@ class GateStore:
             # Checked under the lock: a concurrent create must not reset a head another process has moved.
             if (path / MARKER_FILE).exists():
                 return cls.open(path)
+            store._refuse_unmarked_data()
             store._write_atomically(HEAD_FILE, ChainHead(decisions=0, hash=GENESIS).model_dump_json())
             store._write_atomically(MARKER_FILE, json.dumps({"kind": STORE_KIND, "version": STORE_VERSION}))
         return store
+
+    def _refuse_unmarked_data(self) -> None:
+        """A store's data without its marker is a store that lost its marker: refused, so no head is written over it.
+
+        What create() itself writes before the marker (the empty head) may be there: a create killed mid-way.
+        """
+        empty_head = _head_bytes([])
+        held = [name for name in (CHAIN_FILE, PROPOSED_FILE, DROPPED_FILE) if self._read(name)]
+        head = self._read_head()
+        if head is not None and head.strip() != empty_head.strip():
+            held.insert(0, HEAD_FILE)
+        if held:
+            marker = json.dumps({"kind": STORE_KIND, "version": STORE_VERSION})
+            raise InvalidGateStoreError(
+                f"{self.path} holds a gate store's {', '.join(held)} but no {MARKER_FILE}, so it is not made anew "
+                f"over them; restore {MARKER_FILE} (its content is {marker}) or move those files away."
+            )
 
     @classmethod
     def open(cls, path: Path) -> GateStore:
@@ -182,29 +206,40 @@ class GateStore:
     def recover(self) -> str | None:
         """Finish what a decide() killed mid-way left behind; what was repaired, or None.
 
-        Exactly two states come from a crash inside decide(): a torn last chain line (the append never
-        completed: cut) and a complete, well-linked last line the head does not cover yet (the head was
-        not moved: moved). Nothing else is touched, so verify() still reports any other break. Repairing
-        gives no forger anything: whoever can write the files can rewrite chain and head anyway.
+        Three states come from a crash inside decide(): a torn last chain line (the append never completed: cut),
+        a whole last line without its newline (given it), and a complete, well-linked last line the head does not
+        cover yet (the head was not moved: moved). The head moves only over a line that decides an item of this
+        store's pile as the pile holds it: a line copied in from another store stays a break for verify() to
+        report, as does anything else. Repairing gives no forger anything: whoever can write the files can rewrite
+        chain and head anyway.
         """
         with self._locked(exclusive=True):
             data = self._read(CHAIN_FILE)
             repaired = []
-            if data and not data.endswith(b"\n"):
-                keep = data.rfind(b"\n") + 1
+            complete, tail = split_lines(data)
+            if whole_record(tail, DecisionLine) is not None:
+                add_final_newline(self.path / CHAIN_FILE)
+                repaired.append(f"added the missing newline of decision line {len(complete) + 1}")
+                data += b"\n"
+            elif tail:
+                keep = len(data) - len(tail)
                 with (self.path / CHAIN_FILE).open("r+b") as handle:
                     handle.truncate(keep)
                     handle.flush()
                     os.fsync(handle.fileno())
-                repaired.append(f"cut a torn last decision line of {len(data) - keep} bytes")
+                repaired.append(f"cut a torn last decision line of {len(tail)} bytes")
                 data = data[:keep]
             head = self._read_head()
             report, lines = walk_chain(data, head)
             head_one_behind = bool(lines) and head is not None and head.strip() == _head_bytes(lines[:-1]).strip()
-            if not report.ok and report.first_bad_line == len(lines) and head_one_behind:
+            if not report.ok and report.first_bad_line == len(lines) and head_one_behind and self._in_pile(lines[-1]):
                 self._write_atomically(HEAD_FILE, _head_bytes(lines).decode().rstrip("\n"))
                 repaired.append(f"moved decisions.head to line {len(lines)}, appended before a crash")
         return "; ".join(repaired) or None
+
+    def _in_pile(self, line: DecisionLine) -> bool:
+        """Whether the line decides an item of this store's pile, exactly as the pile holds it."""
+        return any(proposal == line.item for proposal in self._read_records(PROPOSED_FILE, Proposal))
 
     def decisions(self) -> list[DecisionLine]:
         """The chain's lines as written, not verified (use verify()); GateChainError if one is not a line."""
@@ -258,9 +293,12 @@ class GateStore:
             return None
 
     def _read_records(self, name: str, model: type[_Record]) -> list[_Record]:
-        """Validated lines; a torn last line (a crash mid-append) is left out, a bad complete line raises."""
-        *complete, tail = self._read(name).split(b"\n")
-        if tail:
+        """Validated lines; a torn last line (a crash mid-append) is left out, a whole one without its newline is
+        read, a bad complete line raises."""
+        complete, tail = split_lines(self._read(name))
+        if whole_record(tail, model) is not None:
+            complete.append(tail)
+        elif tail:
             warnings.warn(f"{self.path / name}: ignoring a torn last line of {len(tail)} bytes (an interrupted write).")
         records = []
         for number, raw in enumerate(complete, start=1):
@@ -273,19 +311,23 @@ class GateStore:
         return records
 
     def _append(self, name: str, lines: Sequence[str]) -> None:
-        """Append whole lines durably; call with the exclusive lock held. A torn tail is cut first."""
+        """Append whole lines durably; call with the exclusive lock held.
+
+        A torn tail is cut first, a whole last line without its newline given it (`harness.records.jsonl`).
+        """
         if not lines:
             return
         path = self.path / name
         existed = path.exists()
         with path.open("a+b") as handle:
             handle.seek(0)
-            data = handle.read()
-            if data and not data.endswith(b"\n"):
+            _, tail = split_lines(handle.read())
+            if whole_record(tail, _FILE_MODELS[name]) is not None:
+                handle.write(b"\n")
+            elif tail:
                 # Only a crash mid-append leaves this, and that call never returned: cut it, or our line would glue on.
-                keep = data.rfind(b"\n") + 1
-                warnings.warn(f"{path}: cutting a torn last line of {len(data) - keep} bytes (an interrupted write).")
-                handle.truncate(keep)
+                warnings.warn(f"{path}: cutting a torn last line of {len(tail)} bytes (an interrupted write).")
+                handle.truncate(handle.tell() - len(tail))
             handle.write("".join(line + "\n" for line in lines).encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())

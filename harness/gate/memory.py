@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from harness.gate import GateStore, Proposal
+from harness.gate import Decision, GateChainError, GateStore, Proposal
 from harness.reflection import Reflection
+from harness.records import TrialRecord
 from harness.records.details import GateOutcome
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,27 @@ class GatedMemory:
                     log.warning("gate store %s: %s", self.store_dir, repaired)
                 self._store = store
             return self._store
+
+    def check_recorded(self, records: Sequence[TrialRecord]) -> None:
+        """Refuse a store whose chain lacks approvals this condition's records hold: the chain was removed or cut,
+        and resuming on it would feed the actor a memory its earlier trials never had (GateChainError)."""
+        recorded = [
+            item_id
+            for record in records
+            if isinstance(record.reflection_details, GateOutcome)
+            for item_id in record.reflection_details.approved
+        ]
+        if not recorded:
+            return
+        decisions = GateStore.open(self.store_dir).decisions() if self.store_dir.exists() else []
+        approved = {line.item.id for line in decisions if line.decision is Decision.APPROVE}
+        missing = [item_id for item_id in recorded if item_id not in approved]
+        if missing:
+            raise GateChainError(
+                f"the decision chain of {self.store_dir} lacks {len(missing)} of the {len(recorded)} approval(s) its "
+                f"condition's trial records hold (the first: {missing[0]}), so it was removed or cut; restore it from "
+                "a backup, or use a new hydra.run.dir."
+            )
 
     def window(self, task_id: str) -> list[str]:
         """The last `size` trials' approved lessons for a task, from the decision chain alone."""

@@ -17,7 +17,7 @@ from harness.metrics.core import (
     spearman_rrr_vs_trials,
     task_metrics,
 )
-from harness.records import TrialRecord
+from harness.records import OutsidePlan, RunPlan, TrialRecord, split_by_plan
 
 METRICS_FILE = "metrics.json"
 
@@ -45,6 +45,9 @@ class RunMetrics(BaseModel):
         "RRR is undefined for a task with fewer than two reflections; means are over tasks where it is defined.",
     )
     conditions: list[ConditionReport]
+    outside_plan: list[OutsidePlan] = Field(
+        default_factory=list, description="Records the run's plan does not hold: named here, counted nowhere."
+    )
 
 
 MentionCounter = Callable[[Sequence[TrialRecord]], MentionCounts]
@@ -81,16 +84,18 @@ def condition_report(
 
 def run_metrics(
     records: Sequence[TrialRecord],
-    conditions: Sequence[str],
+    plan: RunPlan,
     targets: Mapping[str, str],
-    trial_budget: int,
     mentions: MentionCounter | None = None,
 ) -> RunMetrics:
-    """One report per condition that has records, in the order given."""
-    present = {r.condition for r in records}
+    """One report per condition of the plan that has records, in the plan's order; records outside the plan are
+    named, not counted (`targets` need only cover the plan's tasks)."""
+    held, outside = split_by_plan(records, plan)
+    present = {r.condition for r in held}
     return RunMetrics(
-        trial_budget=trial_budget,
-        conditions=[condition_report(records, c, targets, mentions) for c in conditions if c in present],
+        trial_budget=plan.trials,
+        conditions=[condition_report(held, c, targets, mentions) for c in plan.conditions if c in present],
+        outside_plan=outside,
     )
 
 

@@ -1,8 +1,9 @@
 """The record schema and the durable trial log: what a run writes and every reader reads.
 
-`trial` holds TrialRecord, the manifest and the append-only log; `step`, `details`, `gate` and `usage` the models a
-record is made of; `canonical` the one JSON spelling ids and hashes are taken of. Models only, and the log: machinery
-(sandbox, gate store, LLM backends, actors) imports this package, never the reverse.
+`trial` holds TrialRecord, the manifest and the append-only log; `jsonl` the rule for what may follow a log's last
+newline; `plan` a run's conditions x tasks x trials and the records outside it; `step`, `details`, `gate` and `usage`
+the models a record is made of; `canonical` the one JSON spelling ids and hashes are taken of. Models only, and the
+log: machinery (sandbox, gate store, LLM backends, actors) imports this package, never the reverse.
 """
 
 from harness.records.trial import (
@@ -19,18 +20,24 @@ from harness.records.trial import (
     records_without_timing,
     write_manifest,
 )
+from harness.records.plan import OutsidePlan, RunPlan, describe_outside, manifest_plan, split_by_plan
 
 __all__ = [
     "MANIFEST_FILE",
     "SCHEMA_VERSION",
     "TRIALS_FILE",
     "Manifest",
+    "OutsidePlan",
+    "RunPlan",
     "Timing",
     "TrialLog",
     "TrialRecord",
+    "describe_outside",
+    "manifest_plan",
     "parse_trials",
     "read_manifest",
     "read_trials",
     "records_without_timing",
+    "split_by_plan",
     "write_manifest",
 ]

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from harness.domains.humaneval.models import CodeAttempt
 from harness.errors import RecordCorruptError
 from harness.records.details import ReflectionDetails
+from harness.records.jsonl import add_final_newline, split_lines, whole_record
 from harness.records.step import Step
 from harness.records.usage import Usage
 
@@ -96,18 +97,24 @@ class Manifest(BaseModel):
     package_versions: dict[str, str] = Field(description="Installed versions of the packages that matter.")
     git_commit: str | None = Field(description="Commit of the harness checkout, with '-dirty' if modified.")
     data_hashes: dict[str, str] = Field(description="SHA-256 of the games and prompts used.")
+    tasks: list[str] | None = Field(
+        None, description="The task ids the run plays, in order; None in manifests written before they were listed."
+    )
     started_at: datetime
     ended_at: datetime | None = None
     resumed_from: int = Field(0, description="Records already present when this invocation started.")
+    records: int | None = Field(
+        None, description="Records in trials.jsonl when the run ended; None while running and in older manifests."
+    )
     status: str = Field("running", description="running | finished | failed")
 
 
 class TrialLog:
     """Append-only `trials.jsonl`: every line one validated TrialRecord.
 
-    A crash can leave a torn final line (no newline, or not valid JSON); it is
-    cut away with a warning on open. A bad line anywhere else is corruption and
-    raises, because silently skipping it would lose or duplicate a trial.
+    A crash can leave a torn final line (`harness.records.jsonl`); it is cut away with a warning on open. A
+    final line that is a whole record but lacks its newline is kept and given its newline. A bad line anywhere
+    else is corruption and raises, because silently skipping it would lose or duplicate a trial.
     """
 
     def __init__(self, run_dir: Path) -> None:
@@ -118,7 +125,7 @@ class TrialLog:
     def _load(self) -> list[TrialRecord]:
         if not self.path.exists():
             return []
-        data = self.path.read_bytes()
+        data = _read_log(self.path)
         records, tail = parse_trials(data, self.path)
         if tail:
             warnings.warn(f"{self.path}: dropped a torn last line of {len(tail)} bytes left by an interrupted write.")
@@ -126,6 +133,9 @@ class TrialLog:
                 handle.truncate(len(data) - len(tail))
                 handle.flush()
                 os.fsync(handle.fileno())
+        elif data and not data.endswith(b"\n"):
+            warnings.warn(f"{self.path}: the last record (line {len(records)}) lacked its newline; added it.")
+            add_final_newline(self.path)
         return records
 
     def keys(self) -> set[tuple[str, str, int]]:
@@ -144,14 +154,16 @@ class TrialLog:
 
 
 def parse_trials(data: bytes, path: Path) -> tuple[list[TrialRecord], bytes]:
-    """The records of a trials.jsonl's bytes, and its unterminated tail (b"" when it ends with a newline).
+    """The records of a trials.jsonl's bytes, and its torn tail (b"" when there is none).
 
-    A bad complete line or a repeated key is corruption: RecordCorruptError naming the line.
+    A last line without its newline that is a whole record is a record (`harness.records.jsonl`). A bad complete
+    line or a repeated key is corruption: RecordCorruptError naming the line.
     """
-    lines = data.split(b"\n")
-    tail = lines.pop()
+    lines, tail = split_lines(data)
+    if whole_record(tail, TrialRecord) is not None:
+        lines, tail = [*lines, tail], b""
     records: list[TrialRecord] = []
-    seen: set[tuple[str, str, int]] = set()
+    seen: dict[tuple[str, str, int], int] = {}
     for number, raw in enumerate(lines, start=1):
         try:
             record = TrialRecord.model_validate_json(raw)
@@ -161,8 +173,11 @@ def parse_trials(data: bytes, path: Path) -> tuple[list[TrialRecord], bytes]:
                 "fix or remove that line by hand, nothing was changed."
             ) from error
         if record.key in seen:
-            raise RecordCorruptError(f"{path} holds trial {record.key} twice.")
-        seen.add(record.key)
+            raise RecordCorruptError(
+                f"{path} line {number} records trial {record.key} again, after line {seen[record.key]}; "
+                "remove one of the two by hand, nothing was changed."
+            )
+        seen[record.key] = number
         records.append(record)
     return records, tail
 
@@ -173,7 +188,17 @@ def read_trials(run_dir: Path) -> list[TrialRecord]:
     Safe on a run that is still recording: a last line still being written is left out, not cut.
     """
     path = Path(run_dir) / TRIALS_FILE
-    return parse_trials(path.read_bytes(), path)[0] if path.is_file() else []
+    return parse_trials(_read_log(path), path)[0] if path.exists() else []
+
+
+def _read_log(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise RecordCorruptError(
+            f"{path} cannot be read ({error.strerror or error.__class__.__name__}); restore the run's trial log, "
+            "nothing was changed."
+        ) from error
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:

@@ -16,6 +16,7 @@ from harness.report._runs import RunData
 from harness.report._semantic import SemanticReport
 from harness.report._semantic_section import semantic_lines
 from harness.metrics.run import ConditionReport
+from harness.records import describe_outside
 from harness.report.tables import conditions_table
 
 
@@ -33,6 +34,11 @@ def runs_table(runs: Sequence[RunData], out_dir: Path) -> str:
             f"| {run.metrics.trial_budget} | {conditions} | {run.metrics_source} |"
         )
     return "\n".join(lines)
+
+
+def outside_plan_lines(runs: Sequence[RunData]) -> list[str]:
+    """Each run's records outside its plan, named: no figure of this report counts them."""
+    return [f"- {run.name}: {describe_outside(run.outside_plan)}" for run in runs if run.outside_plan]
 
 
 def combining_paragraph(conditions: Sequence[ReportCondition]) -> str:
@@ -82,6 +88,7 @@ def report_markdown(
         "",
         runs_table(runs, out_dir),
         "",
+        *([*outside_plan_lines(runs), ""] if any(run.outside_plan for run in runs) else []),
         "## Conditions",
         "",
         conditions_table(table),

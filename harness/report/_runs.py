@@ -1,11 +1,15 @@
 """A run directory read for reporting: its metrics (from metrics.json, or recomputed from trials.jsonl) and status.
 
+metrics.json is read only while it describes the records (a run resumed to more trials and stopped before writing
+it again leaves one that does not); records outside the run's plan are named and counted nowhere.
+
 Reading never writes (`harness.records.read_trials`): a run may still be recording, so a torn last line
 is left alone and skipped, where `harness.records.TrialLog` would cut it off the file.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,7 +19,17 @@ from harness.domains.registry import domain_of_tasks, mention_rules
 from harness.errors import HarnessError
 from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, run_usage, with_unpriced
 from harness.metrics.run import METRICS_FILE, RunMetrics, run_metrics
-from harness.records import MANIFEST_FILE, TRIALS_FILE, Manifest, TrialRecord, read_trials
+from harness.records import (
+    MANIFEST_FILE,
+    TRIALS_FILE,
+    Manifest,
+    OutsidePlan,
+    RunPlan,
+    TrialRecord,
+    manifest_plan,
+    read_trials,
+    split_by_plan,
+)
 
 
 class ReportInputError(HarnessError):
@@ -40,7 +54,10 @@ class RunData(BaseModel):
     )
     usage: dict[str, UsageTotals] = Field(description="Each condition's LLM use from trials.jsonl; empty without it.")
     records: list[TrialRecord] = Field(
-        default_factory=list, description="trials.jsonl's complete records (the page shows them); empty without it."
+        default_factory=list, description="The records of trials.jsonl the run's plan holds (the page shows them)."
+    )
+    outside_plan: list[OutsidePlan] = Field(
+        default_factory=list, description="Records the run's plan does not hold: named, not counted."
     )
 
 
@@ -49,32 +66,20 @@ def _read_manifest(run_dir: Path) -> Manifest | None:
     return Manifest.model_validate_json(path.read_text()) if path.is_file() else None
 
 
-def _conditions(records: Sequence[TrialRecord], manifest: Manifest | None) -> list[str]:
-    """The run's condition order: the configuration's, else the order of first appearance in the records."""
-    configured = [c["name"] for c in manifest.config.get("conditions", [])] if manifest else []
-    seen = list(dict.fromkeys(r.condition for r in records))
-    return [c for c in configured if c in seen] + [c for c in seen if c not in configured]
-
-
-def _trial_budget(records: Sequence[TrialRecord], manifest: Manifest | None) -> int:
-    if manifest and "trials" in manifest.config.get("experiment", {}):
-        return int(manifest.config["experiment"]["trials"])
-    return max(r.trial for r in records) + 1
-
-
 def run_domain(manifest: Manifest | None) -> str | None:
     """The domain a run played, from its manifest."""
     env = manifest.config.get("env") if manifest else None
     return env.get("name") if isinstance(env, dict) else None
 
 
-def recompute_metrics(
-    run_dir: Path, records: Sequence[TrialRecord], manifest: Manifest | None, domain: str | None
-) -> RunMetrics:
+def recompute_metrics(run_dir: Path, records: Sequence[TrialRecord], plan: RunPlan, domain: str | None) -> RunMetrics:
     """The metrics a finished run would have written, measured by the run's own domain's target and mention
-    rules."""
-    if not records:
-        raise ReportInputError(f"{run_dir} holds no complete trial record and no {METRICS_FILE}; nothing to report.")
+    rules; records outside the plan are named, not counted."""
+    held, _ = split_by_plan(records, plan)
+    if not held:
+        raise ReportInputError(
+            f"{run_dir} holds no complete trial record its plan holds, and no usable {METRICS_FILE}; nothing to report."
+        )
     if domain is None:
         raise ReportInputError(
             f"{run_dir} holds no {METRICS_FILE}, no {MANIFEST_FILE} naming its domain, and task ids no domain "
@@ -82,10 +87,10 @@ def recompute_metrics(
         )
     try:
         target, mentions = mention_rules(domain)
-        targets = {r.task_id: target(r.task_id) for r in records}
+        targets = {r.task_id: target(r.task_id) for r in held}
     except ValueError as error:
         raise ReportInputError(f"{run_dir}: {error}") from error
-    return run_metrics(records, _conditions(records, manifest), targets, _trial_budget(records, manifest), mentions)
+    return run_metrics(records, plan, targets, mentions)
 
 
 def _read_metrics(path: Path) -> RunMetrics:
@@ -98,24 +103,49 @@ def _read_metrics(path: Path) -> RunMetrics:
         ) from error
 
 
+def _coverage(metrics: RunMetrics) -> dict[tuple[str, str], tuple[int, int]]:
+    """(condition, task) -> (trials, reflections), as metrics.json counted them."""
+    return {(c.condition, t.task_id): (t.trials, t.reflections) for c in metrics.conditions for t in c.tasks}
+
+
+def _records_coverage(records: Sequence[TrialRecord]) -> dict[tuple[str, str], tuple[int, int]]:
+    trials = Counter((r.condition, r.task_id) for r in records)
+    reflections = Counter((r.condition, r.task_id) for r in records if r.reflection is not None)
+    return {key: (count, reflections[key]) for key, count in trials.items()}
+
+
+def _stale(metrics: RunMetrics, held: Sequence[TrialRecord], plan: RunPlan) -> str | None:
+    """Why metrics.json does not describe the records the plan holds (a run resumed and stopped before writing
+    it again), or None when it does."""
+    if metrics.trial_budget != plan.trials:
+        return f"{METRICS_FILE} was written for {metrics.trial_budget} trial(s), the run now plans {plan.trials}"
+    if _coverage(metrics) != _records_coverage(held):
+        covered = sum(trials for trials, _ in _coverage(metrics).values())
+        return f"{METRICS_FILE} covers {covered} record(s) and disagrees with trials.jsonl's {len(held)}"
+    return None
+
+
 def load_run(run_dir: Path, name: str) -> RunData:
-    """Metrics from metrics.json when the run wrote one, else recomputed from its records; LLM use from the
-    records, priced by the manifest."""
+    """Metrics from metrics.json when it describes the run's records, else recomputed from them; LLM use from the
+    records, priced by the manifest. Records outside the run's plan are named, not counted."""
     manifest = _read_manifest(run_dir)
     records = read_trials(run_dir)
-    metrics: RunMetrics | None = None
-    if (run_dir / METRICS_FILE).is_file():
-        metrics, source = _read_metrics(run_dir / METRICS_FILE), METRICS_FILE
-        task_ids = [t.task_id for c in metrics.conditions for t in c.tasks]
-    elif (run_dir / TRIALS_FILE).is_file():
-        source = f"recomputed from {len(records)} records (no {METRICS_FILE})"
-        task_ids = [r.task_id for r in records]
-    else:
+    has_records = (run_dir / TRIALS_FILE).is_file()
+    written = _read_metrics(run_dir / METRICS_FILE) if (run_dir / METRICS_FILE).is_file() else None
+    if written is None and not has_records:
         raise ReportInputError(f"{run_dir} is not a run directory: it holds neither {METRICS_FILE} nor {TRIALS_FILE}.")
-    domain = run_domain(manifest) or domain_of_tasks(task_ids)
-    if metrics is None:
-        metrics = recompute_metrics(run_dir, records, manifest, domain)
-    prices = with_unpriced(records, condition_prices(manifest.config) if manifest else {})
+    plan = manifest_plan(manifest, records, written.trial_budget if written else None)
+    held, outside = split_by_plan(records, plan)
+    stale = _stale(written, held, plan) if written is not None and has_records else None
+    if written is not None and stale is None:
+        metrics, source = written, METRICS_FILE
+        domain = run_domain(manifest) or domain_of_tasks([t.task_id for c in metrics.conditions for t in c.tasks])
+        outside = outside if has_records else list(written.outside_plan)
+    else:
+        source = f"recomputed from {len(held)} records ({stale or f'no {METRICS_FILE}'})"
+        domain = run_domain(manifest) or domain_of_tasks([r.task_id for r in held])
+        metrics = recompute_metrics(run_dir, records, plan, domain)
+    prices = with_unpriced(held, condition_prices(manifest.config) if manifest else {})
     return RunData(
         name=name,
         path=run_dir,
@@ -124,8 +154,9 @@ def load_run(run_dir: Path, name: str) -> RunData:
         domain=domain,
         status=manifest.status if manifest else None,
         prices=prices,
-        usage=run_usage(records, prices) if (run_dir / TRIALS_FILE).is_file() else {},
-        records=records,
+        usage=run_usage(held, prices) if has_records else {},
+        records=held,
+        outside_plan=outside,
     )
 
 

@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 from harness.run.config import RunConfig
 from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, condition_usage
 from harness.metrics.run import RunMetrics
-from harness.records import TrialRecord
+from harness.records import RunPlan, TrialRecord, describe_outside, split_by_plan
 from harness.report.cost_table import usage_table
 from harness.report.tables import conditions_table, rrr_grid
 
@@ -26,10 +26,11 @@ class ConditionSummary(BaseModel):
 
 
 class RunSummary(BaseModel):
-    """Per-run headline figures, also written as summary.md."""
+    """Per-run headline figures, also written as summary.md; records outside the run's plan count in none of them."""
 
     trials: int
-    records: int
+    records: int = Field(description="Records the plan holds.")
+    outside_plan: int = Field(0, description="Records in trials.jsonl the plan does not hold (named in summary.md).")
     conditions: list[ConditionSummary]
     llm_calls: int
     cache_hits: int
@@ -55,20 +56,22 @@ def condition_summary(
     )
 
 
-def summarize(
-    records: list[TrialRecord], conditions: list[str], tasks: int, trials: int, prices: dict[str, ConditionPrices]
-) -> RunSummary:
+def summarize(records: list[TrialRecord], plan: RunPlan, prices: dict[str, ConditionPrices]) -> RunSummary:
+    """The headline figures of the records the plan holds."""
+    held, outside = split_by_plan(records, plan)
+    tasks = len(plan.tasks) if plan.tasks is not None else len({r.task_id for r in held})
     return RunSummary(
-        trials=trials,
-        records=len(records),
-        conditions=[condition_summary(records, c, tasks, trials, prices[c]) for c in conditions],
-        llm_calls=sum(r.llm_calls for r in records),
-        cache_hits=sum(r.cache_hits for r in records),
-        prompt_tokens=sum(r.usage.prompt_tokens for r in records),
-        completion_tokens=sum(r.usage.completion_tokens for r in records),
-        env_s=round(sum(r.timing.env_s for r in records), 2),
-        llm_s=round(sum(r.timing.llm_s for r in records), 2),
-        wall_s=round(sum(r.timing.wall_s for r in records), 2),
+        trials=plan.trials,
+        records=len(held),
+        outside_plan=len(outside),
+        conditions=[condition_summary(held, c, tasks, plan.trials, prices[c]) for c in plan.conditions],
+        llm_calls=sum(r.llm_calls for r in held),
+        cache_hits=sum(r.cache_hits for r in held),
+        prompt_tokens=sum(r.usage.prompt_tokens for r in held),
+        completion_tokens=sum(r.usage.completion_tokens for r in held),
+        env_s=round(sum(r.timing.env_s for r in held), 2),
+        llm_s=round(sum(r.timing.llm_s for r in held), 2),
+        wall_s=round(sum(r.timing.wall_s for r in held), 2),
     )
 
 
@@ -81,6 +84,8 @@ def summary_markdown(summary: RunSummary, metrics: RunMetrics, config: RunConfig
         f"- tasks: {summary.conditions[0].tasks if summary.conditions else 0}; trials: {summary.trials}; "
         f"records: {summary.records}",
     ]
+    if metrics.outside_plan:
+        lines.append(f"- {describe_outside(metrics.outside_plan)}")
     for c in summary.conditions:
         by_trial = ", ".join(f"trial {t}: {n}" for t, n in enumerate(c.solved_by_trial))
         lines.append(

@@ -78,6 +78,10 @@ class ResumeSettings(_Strict):
     allow_config_change: bool = Field(
         False, description="Resume even under settings that shape trials differently; the manifest lists them."
     )
+    adopt_records: bool = Field(
+        False,
+        description="Resume records found without a manifest as if played under this config; the manifest says so.",
+    )
 
 
 class RunConfig(_Strict):

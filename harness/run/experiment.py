@@ -13,7 +13,7 @@ from harness.llm import CacheStore
 from harness.llm.pool import LLMPool
 from harness.metrics.cost import condition_prices
 from harness.metrics.run import run_metrics, write_metrics
-from harness.records import Manifest, TrialLog, write_manifest
+from harness.records import Manifest, RunPlan, TrialLog, write_manifest
 from harness.reflection import ReflectionSource, get_source
 from harness.report import write_report
 from harness.report.summary import SUMMARY_FILE, RunSummary, summarize, summary_markdown
@@ -22,11 +22,9 @@ from harness.run.loop import ConditionRun, LoopSettings, run_loop
 from harness.run.preflight import check_models
 from harness.run.progress import Progress
 from harness.run.provenance import git_commit, package_versions
-from harness.run.resume import check_resumable, read_previous_manifest
+from harness.run.resume import GATE_DIR, resume_config
 
 log = logging.getLogger(__name__)
-
-GATE_DIR = "gate"
 
 
 def condition_gate(condition: Condition, source: ReflectionSource, run_dir: Path) -> GatedMemory | None:
@@ -62,19 +60,21 @@ class Experiment:
         self.config = config
         self.run_dir = run_dir
         self.domain = build_domain(config.env)
-        self.resolved = config.model_dump(mode="json")
-        self.previous = read_previous_manifest(run_dir)
-        if self.previous is not None:
-            self.resolved = check_resumable(self.previous.config, self.resolved)
         check_models(config)
         # One store per run: every model reads the same file, so it is loaded once.
         models = [model for c in config.conditions for model in (c.actor, c.reflector)]
         pool = LLMPool(CacheStore(Path(config.llm.cache.path)), config.llm.cache.mode, models)
         self.conditions = [condition_run(condition, pool, run_dir) for condition in config.conditions]
-        # The first write into the run directory: reading trials.jsonl may cut a torn line.
+        # The lock comes before anything in the run directory is read: what a resume checks (the manifest, the
+        # records) must be what it then builds on, not what another process is about to change.
         self.lock = RunLock.acquire(run_dir)
         try:
+            self.previous, self.resolved = resume_config(run_dir, config.model_dump(mode="json"))
+            # The first write into the run directory: reading trials.jsonl may cut a torn line.
             self.trial_log = TrialLog(run_dir)
+            for condition in self.conditions:
+                if condition.gate is not None:
+                    condition.gate.check_recorded([r for r in self.trial_log.records if r.condition == condition.name])
         except BaseException:
             self.lock.release()
             raise
@@ -82,6 +82,9 @@ class Experiment:
             trials=config.experiment.trials,
             max_concurrency=config.experiment.max_concurrency,
             seed=config.experiment.seed,
+        )
+        self.plan = RunPlan(
+            conditions=[c.name for c in config.conditions], tasks=self.domain.task_ids(), trials=config.experiment.trials
         )
 
     def run(self) -> RunSummary:
@@ -99,6 +102,7 @@ class Experiment:
             package_versions=package_versions(),
             git_commit=git_commit(),
             data_hashes=self.domain.data_hashes(),
+            tasks=self.plan.tasks,
             started_at=self.previous.started_at if self.previous else datetime.now(timezone.utc),
             resumed_from=len(self.trial_log.records),
         )
@@ -111,18 +115,16 @@ class Experiment:
             # Metrics and summary come before "finished": a run killed while writing them must not claim to
             # be done, or no one would resume it to complete them.
             records = self.trial_log.records
-            names = [c.name for c in self.conditions]
-            tasks = self.domain.task_ids()
-            targets = {task: self.domain.target(task) for task in tasks}
-            metrics = run_metrics(records, names, targets, self.settings.trials, self.domain.mentions)
+            targets = {task: self.domain.target(task) for task in self.domain.task_ids()}
+            metrics = run_metrics(records, self.plan, targets, self.domain.mentions)
             write_metrics(self.run_dir, metrics)
-            summary = summarize(records, names, len(tasks), self.settings.trials, condition_prices(self.resolved))
+            summary = summarize(records, self.plan, condition_prices(self.resolved))
             (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config))
         except BaseException:
-            ended = {"status": "failed", "ended_at": datetime.now(timezone.utc)}
+            ended = {"status": "failed", "ended_at": datetime.now(timezone.utc), "records": len(self.trial_log.records)}
             write_manifest(self.run_dir, manifest.model_copy(update=ended))
             raise
-        ended = {"status": "finished", "ended_at": datetime.now(timezone.utc)}
+        ended = {"status": "finished", "ended_at": datetime.now(timezone.utc), "records": len(self.trial_log.records)}
         write_manifest(self.run_dir, manifest.model_copy(update=ended))
         # The report shows the manifest's status, so it comes after; `python -m harness.report` redoes it.
         write_report([self.run_dir], self.run_dir)

@@ -1,33 +1,30 @@
-"""Resuming a run directory: its manifest read back and compared with the configuration that resumes it."""
+"""Resuming a run directory: its manifest read back and compared with the configuration that resumes it.
+
+Called with the run directory's lock held (`harness.run.lock`): what is checked here is what the run then builds on.
+"""
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from harness.errors import RecordCorruptError, ResumeMismatchError
-from harness.records import MANIFEST_FILE, Manifest, read_manifest
+from harness.errors import RecordCorruptError, RecordsWithoutManifestError, ResumeMismatchError
+from harness.records import MANIFEST_FILE, TRIALS_FILE, Manifest, read_manifest, read_trials
+from harness.run.config_diff import describe_changes, recordable, shaping_changes
 
 log = logging.getLogger(__name__)
 
-# Settings that may change between a run and its resumption without changing any finished trial.
-RESUMABLE_KEYS = (
-    "experiment.trials",
-    "experiment.max_concurrency",
-    "env.engine_workers",
-    "env.translation_cache",
-    "llm",
-    "progress",
-    "resume",
-)
 ALLOW_OVERRIDE = "+resume.allow_config_change=true"
+ADOPT_OVERRIDE = "+resume.adopt_records=true"
 CHANGES = "changes"
 """Under the manifest's config.resume: every allowed change, {setting, was, now}, oldest first."""
-# Model settings that pace or price calls but never change an answer; a run started before they existed lacks them.
-MODEL_KEYS_NOT_SHAPING = ("requests_per_minute", "tokens_per_minute", "price")
+ADOPTED = "adopted"
+"""Under the manifest's config.resume: records found without a manifest and adopted, {records, gate, at}."""
+GATE_DIR = "gate"
 
 
 def read_previous_manifest(run_dir: Path) -> Manifest | None:
@@ -44,62 +41,76 @@ def read_previous_manifest(run_dir: Path) -> Manifest | None:
     )
 
 
-def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    flat: dict[str, Any] = {}
-    for key, value in tree.items():
-        path = f"{prefix}{key}"
-        if isinstance(value, dict):
-            flat.update(_flatten(value, path + "."))
-        else:
-            flat[path] = value
-    return flat
+def resume_config(run_dir: Path, current: dict[str, Any]) -> tuple[Manifest | None, dict[str, Any]]:
+    """The earlier invocation's manifest (None for a new run) and the config this invocation records.
+
+    Refused, before anything is written: settings that would change finished trials (check_resumable), records
+    without a manifest (adopt_unmanifested), fewer records than the manifest saw (check_records_kept).
+    """
+    previous = read_previous_manifest(run_dir)
+    records = len(read_trials(run_dir))
+    if previous is None:
+        return None, adopt_unmanifested(run_dir, records, current)
+    check_records_kept(run_dir, previous, records)
+    return previous, check_resumable(previous.config, current)
 
 
-def _without_pacing_and_price(config: dict[str, Any]) -> dict[str, Any]:
-    """The config with MODEL_KEYS_NOT_SHAPING dropped from the run's models and every condition's."""
-
-    def roles(tree: dict[str, Any]) -> dict[str, Any]:
-        return {
-            key: {k: v for k, v in value.items() if k not in MODEL_KEYS_NOT_SHAPING}
-            if key in ("actor", "reflector") and isinstance(value, dict)
-            else value
-            for key, value in tree.items()
-        }
-
-    conditions = [roles(c) if isinstance(c, dict) else c for c in config.get("conditions", [])]
-    return {**roles(config), **({"conditions": conditions} if "conditions" in config else {})}
+def check_records_kept(run_dir: Path, previous: Manifest, records: int) -> None:
+    """Records are only ever appended: fewer than an earlier invocation saw means some were removed, and resuming
+    would play them again as if they had never been recorded."""
+    seen = max(previous.resumed_from, previous.records or 0)
+    if records < seen:
+        raise RecordCorruptError(
+            f"{Path(run_dir) / TRIALS_FILE} holds {records} trial record(s), but its {MANIFEST_FILE} saw {seen}, so "
+            f"{seen - records} went missing; restore them from a backup, or use a new hydra.run.dir, nothing was "
+            "changed."
+        )
 
 
-def config_changes(previous: dict[str, Any], current: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-    """Settings that shape finished trials and differ: {dotted key: (was, now)}, sorted by key."""
-    old, new = _flatten(_without_pacing_and_price(previous)), _flatten(_without_pacing_and_price(current))
-    changed = {}
-    for key in sorted(set(old) | set(new)):
-        if any(key == k or key.startswith(k + ".") for k in RESUMABLE_KEYS):
-            continue
-        if old.get(key) != new.get(key):
-            changed[key] = (old.get(key), new.get(key))
-    return changed
+def adopt_unmanifested(run_dir: Path, records: int, current: dict[str, Any]) -> dict[str, Any]:
+    """The config of a run directory without a manifest: unchanged when it holds nothing recorded.
+
+    Records without a manifest were played under a configuration no one can tell any more, so resuming them is
+    refused unless current has resume.adopt_records; the adoption is then recorded under resume.adopted.
+    """
+    gate = Path(run_dir) / GATE_DIR
+    has_gate = gate.is_dir() and any(gate.iterdir())
+    if not records and not has_gate:
+        return current
+    resume = current.get("resume") or {}
+    held = f"{records} trial record(s)" + (" and a gate store" if has_gate else "")
+    if not resume.get("adopt_records"):
+        raise RecordsWithoutManifestError(
+            f"{run_dir} holds {held} but no {MANIFEST_FILE}, so the configuration they were played under is "
+            f"unknown; restore the manifest, use a new hydra.run.dir, or add {ADOPT_OVERRIDE} to resume them as "
+            "if played under this configuration (the new manifest records the adoption)."
+        )
+    log.warning("adopting %s found in %s without a manifest, as resume.adopt_records allows", held, run_dir)
+    adopted = {"records": records, "gate": has_gate, "at": datetime.now(timezone.utc).isoformat()}
+    return {**current, "resume": {**resume, ADOPTED: adopted}}
 
 
 def check_resumable(previous: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
     """The config to record when `current` resumes a run started under `previous`.
 
     A change that could alter finished trials is refused unless current has resume.allow_config_change;
-    an allowed one is appended to resume.changes, so the manifest keeps every earlier value.
+    an allowed one is appended to resume.changes, so the manifest keeps every earlier value, as it keeps an
+    earlier adoption.
     """
-    changes = config_changes(previous, current)
+    changes = shaping_changes(previous, current)
     resume = current.get("resume") or {}
     if changes and not resume.get("allow_config_change"):
-        key, (was, now) = next(iter(changes.items()))
         raise ResumeMismatchError(
-            f"this run directory was started with {key}={was!r}, not {now!r}; use a new hydra.run.dir, "
-            f"the original setting, or {ALLOW_OVERRIDE} to resume it anyway."
+            f"this run directory was started with {describe_changes(changes)}; use a new hydra.run.dir, "
+            f"the original settings, or {ALLOW_OVERRIDE} to resume it anyway."
         )
     for key, (was, now) in changes.items():
         log.warning("resuming with %s=%r instead of %r, as resume.allow_config_change allows", key, now, was)
-    history = (previous.get("resume") or {}).get(CHANGES, [])
-    history = history + [{"setting": key, "was": was, "now": now} for key, (was, now) in changes.items()]
-    if not history:
+    earlier = previous.get("resume") or {}
+    history = earlier.get(CHANGES, []) + [
+        {"setting": key, "was": recordable(was), "now": recordable(now)} for key, (was, now) in changes.items()
+    ]
+    kept = {**({ADOPTED: earlier[ADOPTED]} if ADOPTED in earlier else {}), **({CHANGES: history} if history else {})}
+    if not kept:
         return current
-    return {**current, "resume": {**resume, CHANGES: history}}
+    return {**current, "resume": {**resume, **kept}}

@@ -270,3 +270,62 @@ def test_recover_leaves_a_removed_line_for_verify_to_report(tmp_path: Path) -> N
     chain.write_bytes(chain.read_bytes().split(b"\n", 1)[1])
     assert store.recover() is None
     assert store.verify().first_bad_line == 1
+
+
+def approved_store(path: Path, count: int) -> GateStore:
+    store, proposals = store_with(path, *(lesson(number) for number in range(count)))
+    for proposal in proposals:
+        store.decide(proposal.id, Decision.APPROVE, reviewer="owner")
+    return store
+
+
+def test_create_never_writes_a_head_over_an_existing_chain(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    approved_store(path, 2)
+    (path / "store.json").unlink()
+    kept = {name: (path / name).read_bytes() for name in ("decisions.head", "decisions.jsonl", "proposed.jsonl")}
+    with pytest.raises(InvalidGateStoreError, match=f"^{path} holds a gate store's decisions.head, decisions.jsonl"):
+        GateStore.create(path)
+    assert {name: (path / name).read_bytes() for name in kept} == kept
+    (path / "store.json").write_text('{"kind": "harness-gate-store", "version": 1}')
+    assert GateStore.open(path).verify().decisions == 2
+
+
+def test_create_finishes_a_create_killed_before_its_marker(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    GateStore.create(path)
+    (path / "store.json").unlink()  # the head is written first, the marker last
+    store = GateStore.create(path)
+    assert GateStore.open(path).verify().ok and store.live_memory() == []
+
+
+def test_recover_moves_the_head_only_over_a_line_of_this_store(tmp_path: Path) -> None:
+    ours, (proposal,) = store_with(tmp_path / "ours", GOOD)
+    theirs = approved_store(tmp_path / "theirs", 1)
+    chain = tmp_path / "ours" / "decisions.jsonl"
+    chain.write_bytes((tmp_path / "theirs" / "decisions.jsonl").read_bytes())  # it chains: both start at genesis
+    head = (tmp_path / "ours" / "decisions.head").read_bytes()
+    assert ours.recover() is None
+    assert (tmp_path / "ours" / "decisions.head").read_bytes() == head
+    report = ours.verify()
+    assert not report.ok and "appended without updating the head" in str(report.reason)
+    assert [p.id for p in ours.proposals()] == [proposal.id] != [theirs.decisions()[0].item.id]
+
+
+def test_a_whole_last_decision_line_without_its_newline_is_kept(tmp_path: Path) -> None:
+    store = approved_store(tmp_path / "store", 2)
+    chain = tmp_path / "store" / "decisions.jsonl"
+    whole = chain.read_bytes()
+    chain.write_bytes(whole[:-1])
+    assert store.recover() == "added the missing newline of decision line 2"
+    assert chain.read_bytes() == whole and store.verify().ok and len(store.live_memory()) == 2
+
+
+def test_a_whole_last_pile_line_without_its_newline_is_kept_and_completed(tmp_path: Path) -> None:
+    store, (first,) = store_with(tmp_path / "store", lesson(1))
+    pile = tmp_path / "store" / "proposed.jsonl"
+    pile.write_bytes(pile.read_bytes()[:-1])
+    assert store.proposals() == [first]
+    (second,) = store.submit([lesson(2)], TURNS, "conversation", "trial 2").proposed
+    assert store.proposals() == [first, second]
+    assert pile.read_bytes().count(b"\n") == 2

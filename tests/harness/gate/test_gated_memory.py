@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
-from harness.gate import GateStore, Turn
+import pytest
+
+from harness.gate import GateChainError, GateStore, Turn
 from harness.gate.memory import GatedMemory
 from harness.reflection import GateAnswer, Reflection
 from harness.records.details import GateOutcome
+from tests.harness.factories import make_record
 
 TURNS = [
     Turn(id=1, role="environment", text="Your task is to: put a clean mug in coffeemachine."),
@@ -73,3 +77,18 @@ def test_a_window_of_zero_reads_nothing(tmp_path: Path) -> None:
     gate = GatedMemory(tmp_path / "gate", "auto", window=0)
     gate.admit("task-a", 0, proposals(GOOD))
     assert gate.window("task-a") == []
+
+
+def test_a_chain_that_lost_approvals_the_records_hold_is_refused(tmp_path: Path) -> None:
+    gate = GatedMemory(tmp_path / "gate", "auto", window=3)
+    reflection = gate.admit("task-a", 0, proposals(GOOD))
+    record = make_record(0, reflection.text, task="task-a", details=reflection.details)
+    gate.check_recorded([record])  # the chain holds what the record says was approved
+    for name in ("decisions.jsonl", "decisions.head"):
+        (tmp_path / "gate" / name).unlink()  # a store whose chain was removed: live memory would come back empty
+    with pytest.raises(GateChainError, match=f"^the decision chain of {tmp_path / 'gate'} lacks 1 of the 1 approval"):
+        GatedMemory(tmp_path / "gate", "auto", window=3).check_recorded([record])
+    shutil.rmtree(tmp_path / "gate")
+    with pytest.raises(GateChainError, match="lacks 1 of the 1 approval"):
+        GatedMemory(tmp_path / "gate", "auto", window=3).check_recorded([record])
+    assert not (tmp_path / "gate").exists(), "checking creates no store"

@@ -10,6 +10,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from harness.metrics.core import spearman_rrr_vs_trials
+from harness.records import RunPlan
 from harness.records.details import TemplateParts
 from harness.metrics.run import METRICS_FILE, RunMetrics, run_metrics, write_metrics
 from harness.report.tables import conditions_table, rrr_grid
@@ -47,8 +48,12 @@ def records():
 TARGETS = {"salt": "SaltShaker", "pepper": "SaltShaker"}
 
 
+def plan(*conditions: str) -> RunPlan:
+    return RunPlan(conditions=list(conditions), tasks=None, trials=3)
+
+
 def test_each_condition_reports_counts_with_their_denominators(tmp_path: Path) -> None:
-    metrics = run_metrics(records(), ["self_diagnosis", "grounded_template", "no_memory"], TARGETS, trial_budget=3)
+    metrics = run_metrics(records(), plan("self_diagnosis", "grounded_template", "no_memory"), TARGETS)
     assert [r.condition for r in metrics.conditions] == ["self_diagnosis", "grounded_template"]
     diagnosis, template = metrics.conditions
     t = diagnosis.totals
@@ -65,7 +70,7 @@ def test_each_condition_reports_counts_with_their_denominators(tmp_path: Path) -
 
 
 def test_the_table_shows_strict_and_normalized_mention_side_by_side() -> None:
-    table = conditions_table(run_metrics(records(), ["self_diagnosis", "grounded_template"], TARGETS, 3).conditions)
+    table = conditions_table(run_metrics(records(), plan("self_diagnosis", "grounded_template"), TARGETS).conditions)
     rows = table.splitlines()
     assert rows[2] == "| self_diagnosis | m | 1/2 (50%) | 3/4 (75%) | 4/4 (100%) | 1.00 (1) | 1/1 | 0 |"
     assert rows[3] == "| grounded_template | m | 1/1 (100%) | 0/1 (0%) | 0/1 (0%) | undefined (0) | 0/0 | 1 |"
@@ -73,7 +78,7 @@ def test_the_table_shows_strict_and_normalized_mention_side_by_side() -> None:
 
 
 def test_the_grid_marks_solved_tasks_and_undefined_rrr() -> None:
-    grid = rrr_grid(run_metrics(records(), ["self_diagnosis", "grounded_template"], TARGETS, 3).conditions).splitlines()
+    grid = rrr_grid(run_metrics(records(), plan("self_diagnosis", "grounded_template"), TARGETS).conditions).splitlines()
     assert grid[2] == "| pepper | undefined (1, S@1) | - |"
     assert grid[3] == "| salt | 1.00 (3) | undefined (1, S@2) |"
 

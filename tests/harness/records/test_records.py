@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import RecordCorruptError
-from harness.records import TRIALS_FILE, TrialLog, TrialRecord
+from harness.records import TRIALS_FILE, TrialLog, TrialRecord, read_trials
 from harness.records.details import ExtractedSignals, TemplateParts
 from harness.records.step import Step
 from harness.domains.alfworld.signals import parse_failures
@@ -43,6 +43,23 @@ def test_torn_last_line_is_dropped_and_cut_away(tmp_path: Path) -> None:
     assert [r.trial for r in TrialLog(tmp_path).records] == [0, 1]
 
 
+def test_a_whole_last_record_without_its_newline_is_kept_and_given_its_newline(tmp_path: Path) -> None:
+    log = TrialLog(tmp_path)
+    log.append(make_record(trial=0))
+    log.append(make_record(trial=1))
+    path = tmp_path / TRIALS_FILE
+    whole = path.read_bytes()
+    path.write_bytes(whole[:-1])  # `truncate -s -1`: a crash between a line and its newline, or an editor
+    assert [r.trial for r in read_trials(tmp_path)] == [0, 1], "a reader counts it without writing"
+    assert path.read_bytes() == whole[:-1]
+    with pytest.warns(UserWarning, match="lacked its newline"):
+        again = TrialLog(tmp_path)
+    assert [r.trial for r in again.records] == [0, 1]
+    assert path.read_bytes() == whole
+    again.append(make_record(trial=2))
+    assert [r.trial for r in TrialLog(tmp_path).records] == [0, 1, 2]
+
+
 def test_a_bad_line_in_the_middle_is_corruption_not_skipped(tmp_path: Path) -> None:
     log = TrialLog(tmp_path)
     log.append(make_record(trial=0))
@@ -59,8 +76,9 @@ def test_a_trial_is_never_recorded_twice(tmp_path: Path) -> None:
         log.append(make_record(trial=0))
     path = tmp_path / TRIALS_FILE
     line = path.read_text()
-    path.write_text(line + line)
-    with pytest.raises(RecordCorruptError, match="twice"):
+    other = make_record(trial=1).model_dump_json() + "\n"
+    path.write_text(line + other + line)
+    with pytest.raises(RecordCorruptError, match=r"line 3 records trial \('a/b', 'self_diagnosis', 0\) again, after line 1"):
         TrialLog(tmp_path)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from harness.records import Manifest, TrialLog, TrialRecord, write_manifest
+from harness.records import Manifest, RunPlan, TrialLog, TrialRecord, write_manifest
 from harness.metrics.intervals import wilson_interval
 from harness.report import REPORT_FILE, load_runs, write_report
 from harness.report.__main__ import main
@@ -109,7 +109,7 @@ def run_b(tmp_path: Path) -> Path:
     run_dir = tmp_path / "run_b"
     records = run_b_records()
     _write_records(run_dir, records)
-    write_metrics(run_dir, run_metrics(records, ["self_diagnosis", "no_memory"], {CUP: "Cup"}, trial_budget=3))
+    write_metrics(run_dir, run_metrics(records, RunPlan(conditions=["self_diagnosis", "no_memory"], tasks=None, trials=3), {CUP: "Cup"}))
     return run_dir
 
 
@@ -129,7 +129,7 @@ def test_wilson_interval_matches_a_hand_computed_value() -> None:
 def test_a_run_without_metrics_json_is_recomputed_from_its_records(run_a: Path) -> None:
     (run,) = load_runs([run_a])
     targets = {MUG: "Mug", SALT: "SaltShaker"}
-    expected = run_metrics(run_a_records(), ["self_diagnosis", "no_memory", "programmatic"], targets, 3)
+    expected = run_metrics(run_a_records(), RunPlan(conditions=["self_diagnosis", "no_memory", "programmatic"], tasks=None, trials=3), targets)
     assert run.metrics == expected
     assert (run.name, run.status, run.metrics_source) == ("run_a", "failed", RECOMPUTED)
     assert not (run_a / METRICS_FILE).exists()
@@ -237,3 +237,64 @@ def test_a_humaneval_run_without_metrics_json_is_measured_by_its_own_domain(huma
 def test_runs_of_two_domains_are_never_pooled_into_one_row(run_a: Path, humaneval_run: Path, tmp_path: Path) -> None:
     text = write_report([run_a, humaneval_run], tmp_path / "combined").read_text()
     assert "| self_diagnosis (run_a) |" in text and "| self_diagnosis (humaneval_run) |" in text
+
+
+def manifest_planning(tasks: list[str], trials: int, status: str = "running") -> Manifest:
+    """The manifest of a self_diagnosis run on `tasks`, as the run writes it."""
+    return manifest_of("alfworld", ["self_diagnosis"], trials).model_copy(update={"tasks": tasks, "status": status})
+
+
+def test_metrics_json_older_than_the_records_is_recomputed(tmp_path: Path) -> None:
+    """A run finished at 2 trials, resumed to 3 and killed before writing metrics.json again."""
+    run_dir = tmp_path / "run"
+    first = [make_record(t, f"reflection {t}", task=task) for task in (MUG, SALT) for t in range(2)]
+    _write_records(run_dir, first)
+    plan = RunPlan(conditions=["self_diagnosis"], tasks=[MUG, SALT], trials=2)
+    write_metrics(run_dir, run_metrics(first, plan, {MUG: "Mug", SALT: "SaltShaker"}))
+    third = [make_record(2, "reflection 2", task=task) for task in (MUG, SALT)]
+    _write_records(run_dir, third)
+    write_manifest(run_dir, manifest_planning([MUG, SALT], trials=3))
+    [run] = load_runs([run_dir])
+    assert run.metrics_source == "recomputed from 6 records (metrics.json was written for 2 trial(s), the run now plans 3)"
+    assert run.metrics.trial_budget == 3 and [t.trials for t in run.metrics.conditions[0].tasks] == [3, 3]
+    assert run.usage["self_diagnosis"].calls == 6, "the cost table and the metrics count the same records"
+    # The same budget but fewer records (killed before the third trial's metrics): recomputed too.
+    write_metrics(run_dir, run_metrics(first, plan.model_copy(update={"trials": 3}), {MUG: "Mug", SALT: "SaltShaker"}))
+    [run] = load_runs([run_dir])
+    assert run.metrics_source.startswith("recomputed from 6 records (metrics.json covers 4 record(s) and disagrees")
+
+
+def test_records_outside_the_plan_are_named_and_counted_nowhere(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    planned = [make_record(t, f"reflection {t}", task=MUG) for t in range(2)]
+    beyond = make_record(7, "edited by hand", task=MUG)  # `trial: 7` in a 2-trial run
+    other_task = make_record(0, "an adopted record", task=SALT)
+    other_condition = make_record(0, None, task=MUG, condition="no_memory")
+    _write_records(run_dir, [*planned, beyond, other_task, other_condition])
+    write_manifest(run_dir, manifest_planning([MUG], trials=2))
+    [run] = load_runs([run_dir])
+    [condition] = run.metrics.conditions
+    [task] = condition.tasks
+    assert (condition.condition, condition.totals.tasks, task.trials, task.reflections) == ("self_diagnosis", 1, 2, 2)
+    assert [(o.task_id, o.condition, o.trial) for o in run.outside_plan] == [
+        (MUG, "self_diagnosis", 7),
+        (SALT, "self_diagnosis", 0),
+        (MUG, "no_memory", 0),
+    ]
+    assert run.usage["self_diagnosis"].calls == 2
+    text = write_report([run_dir], run_dir).read_text()
+    assert (
+        f"- run: 3 record(s) outside the run's plan, kept but not counted: {MUG} / self_diagnosis / trial 7 (trial "
+        f"beyond the run's 2); {SALT} / self_diagnosis / trial 0 (task not one of the run's 1); {MUG} / no_memory / "
+        "trial 0 (condition not one of the run's: self_diagnosis)."
+    ) in text
+
+
+def test_finished_runs_of_two_domains_are_never_pooled_into_one_row(run_a: Path, humaneval_run: Path, tmp_path: Path) -> None:
+    """Both with metrics.json, so only the domain tells them apart (the issue's 0/7 row)."""
+    for run_dir in (run_a, humaneval_run):
+        write_metrics(run_dir, load_runs([run_dir])[0].metrics)
+        assert load_runs([run_dir])[0].metrics_source == METRICS_FILE
+    text = write_report([run_a, humaneval_run], tmp_path / "combined").read_text()
+    assert "| self_diagnosis (run_a) | m | 1/2 (50%) |" in text and "| self_diagnosis (humaneval_run) | m | 1/1 (100%) |" in text
+    assert "| self_diagnosis | m | 2/3" not in text

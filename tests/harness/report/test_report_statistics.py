@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from harness.metrics.fisher import fisher_solved, holm
-from harness.records import TrialLog, TrialRecord
+from harness.records import RunPlan, TrialLog, TrialRecord
 from harness.report import ReportInputError, write_report
 from harness.report.__main__ import main
 from harness.report._plots import PLOT_FILES, SEMANTIC_VS_RRR
@@ -28,6 +28,8 @@ REORDERED = "Go to desk 1 and take the mug, then open cabinet 2."
 # One letter apart twice: difflib's ratio is 0.98, the fake embedder's cosine 0.80.
 SALT_PLAN = "I should take saltshaker 1 from countertop 2 first."
 SALT_PLURAL = "I should take saltshakers 1 from countertops 2 first."
+SELF_DIAGNOSIS_PLAN = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=3)
+TARGETS = {MUG: "Mug", SALT: "SaltShaker", CUP: "Cup"}
 
 
 def _records() -> list[TrialRecord]:
@@ -117,21 +119,23 @@ def test_pooled_runs_name_each_task_with_its_run(tmp_path: Path) -> None:
     assert f"| self_diagnosis | b: {SALT} | 2 | 1.00 | 0.00 | RRR |" in text
 
 
-def test_semantic_needs_the_records_and_refuses_stale_metrics(tmp_path: Path) -> None:
+def test_semantic_needs_the_records_and_measures_them_past_stale_metrics(tmp_path: Path) -> None:
     records = _records()
     metrics_only = tmp_path / "metrics_only"
     metrics_only.mkdir()
     write_metrics(
-        metrics_only, run_metrics(records, ["self_diagnosis"], {MUG: "Mug", SALT: "SaltShaker", CUP: "Cup"}, 3)
+        metrics_only, run_metrics(records, SELF_DIAGNOSIS_PLAN, TARGETS)
     )
     with pytest.raises(ReportInputError, match="semantic RRR needs the reflections in trials.jsonl, and metrics_only"):
         write_report([metrics_only], tmp_path / "out", _fake())
     stale = _run(tmp_path / "stale", records)
     fewer = [r for r in records if r.reflection != SALT_PLURAL]
-    write_metrics(stale, run_metrics(fewer, ["self_diagnosis"], {MUG: "Mug", SALT: "SaltShaker", CUP: "Cup"}, 3))
-    with pytest.raises(ReportInputError, match=f"{SALT} under self_diagnosis has 1 reflections in its metrics but 2"):
-        write_report([stale], tmp_path / "out", _fake())
+    every_condition = RunPlan(conditions=["self_diagnosis", "no_memory", "programmatic"], tasks=None, trials=3)
+    write_metrics(stale, run_metrics(fewer, every_condition, TARGETS))
     assert not (tmp_path / "out").exists()
+    text = write_report([stale], tmp_path / "out", _fake()).read_text()
+    assert "| recomputed from 17 records (metrics.json covers 16 record(s) and disagrees with trials.jsonl's 17) |" in text
+    assert f"| self_diagnosis | {SALT} | 2 | 1.00 | 0.00 | RRR |" in text
 
 
 def test_semantic_without_the_extra_is_one_sentence(

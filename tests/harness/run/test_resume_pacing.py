@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.run.resume import config_changes
+from harness.run.config_diff import shaping_changes
 
 
 def config(**model_fields: Any) -> dict[str, Any]:
@@ -24,10 +24,15 @@ def test_rate_limits_and_prices_may_change_or_appear_on_resume() -> None:
         tokens_per_minute=200_000,
         price={"prompt_usd_per_million": 0.15, "completion_usd_per_million": 0.6, "as_of": "2026-11-30"},
     )
-    assert config_changes(before_they_existed, now) == {}
-    assert config_changes(now, config(requests_per_minute=60)) == {}
+    assert shaping_changes(before_they_existed, now) == {}
+    assert shaping_changes(now, config(requests_per_minute=60)) == {}
 
 
 def test_a_change_of_model_is_still_refused() -> None:
-    changes = config_changes(config(requests_per_minute=500), config(requests_per_minute=500, model="gpt-4o"))
-    assert set(changes) == {"actor.model", "reflector.model", "conditions"}
+    changes = shaping_changes(config(requests_per_minute=500), config(requests_per_minute=500, model="gpt-4o"))
+    assert set(changes) == {
+        "actor.model",
+        "reflector.model",
+        "conditions.self_diagnosis.actor.model",
+        "conditions.self_diagnosis.reflector.model",
+    }

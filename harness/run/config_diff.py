@@ -1,0 +1,97 @@
+"""Which settings of two resolved run configs differ in a way that would change finished trials, and in words."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+# Settings that may change between a run and its resumption without changing any finished trial.
+RESUMABLE_KEYS = (
+    "experiment.trials",
+    "experiment.max_concurrency",
+    "env.engine_workers",
+    "env.translation_cache",
+    "llm",
+    "progress",
+    "resume",
+)
+# Model settings that pace or price calls but never change an answer; a run started before they existed lacks them.
+MODEL_KEYS_NOT_SHAPING = ("requests_per_minute", "tokens_per_minute", "price")
+SHOWN_WITH_VALUES = 3
+"""A refusal shows this many changed settings with their values, then names the rest."""
+_LONGEST_VALUE = 60
+
+
+class _Absent:
+    def __repr__(self) -> str:
+        return "unset"
+
+
+ABSENT: Final = _Absent()
+"""A setting one of the two configs does not have."""
+
+
+def _named(items: list[Any]) -> dict[str, Any] | None:
+    """A list of mappings with unique names (the conditions) keyed by name, so a change is named by condition."""
+    names = [item.get("name") for item in items if isinstance(item, dict)]
+    if len(names) != len(items) or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
+        return None
+    return dict(zip(names, items))
+
+
+def _differences(old: Any, new: Any, key: str) -> dict[str, tuple[Any, Any]]:
+    """{dotted key: (was, now)} for every leaf that differs; a subtree on one side only is one entry."""
+    if isinstance(old, list) and isinstance(new, list):
+        old_named, new_named = _named(old), _named(new)
+        if old_named is not None and new_named is not None:
+            old, new = old_named, new_named
+    if isinstance(old, dict) and isinstance(new, dict):
+        found: dict[str, tuple[Any, Any]] = {}
+        for part in list(old) + [k for k in new if k not in old]:
+            found.update(_differences(old.get(part, ABSENT), new.get(part, ABSENT), f"{key}.{part}" if key else part))
+        return found
+    return {} if old == new else {key: (old, new)}
+
+
+def _without_pacing_and_price(config: dict[str, Any]) -> dict[str, Any]:
+    """The config with MODEL_KEYS_NOT_SHAPING dropped from the run's models and every condition's."""
+
+    def roles(tree: dict[str, Any]) -> dict[str, Any]:
+        return {
+            key: {k: v for k, v in value.items() if k not in MODEL_KEYS_NOT_SHAPING}
+            if key in ("actor", "reflector") and isinstance(value, dict)
+            else value
+            for key, value in tree.items()
+        }
+
+    conditions = [roles(c) if isinstance(c, dict) else c for c in config.get("conditions", [])]
+    return {**roles(config), **({"conditions": conditions} if "conditions" in config else {})}
+
+
+def shaping_changes(previous: dict[str, Any], current: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """Settings that shape finished trials and differ: {dotted key: (was, now)}, sorted by key; ABSENT marks a side
+    that does not have the setting."""
+    changed = _differences(_without_pacing_and_price(previous), _without_pacing_and_price(current), "")
+    return {
+        key: values
+        for key, values in sorted(changed.items())
+        if not any(key == k or key.startswith(k + ".") for k in RESUMABLE_KEYS)
+    }
+
+
+def recordable(value: Any) -> Any:
+    """A side of a change as the manifest's JSON records it: ABSENT as null."""
+    return None if value is ABSENT else value
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _LONGEST_VALUE else text[: _LONGEST_VALUE - 3] + "..."
+
+
+def describe_changes(changes: dict[str, tuple[Any, Any]]) -> str:
+    """`key=was, not now` for the first few changes, then the other keys by name: a sentence, not a config dump."""
+    items = list(changes.items())
+    shown = [f"{key}={_shown(was)}, not {_shown(now)}" for key, (was, now) in items[:SHOWN_WITH_VALUES]]
+    rest = [key for key, _ in items[SHOWN_WITH_VALUES:]]
+    more = f"; and {len(rest)} more setting(s) differ: {', '.join(rest)}" if rest else ""
+    return "; ".join(shown) + more
