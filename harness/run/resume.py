@@ -18,8 +18,12 @@ RESUMABLE_KEYS = ("experiment.trials", "experiment.max_concurrency", "llm", "pro
 ALLOW_OVERRIDE = "+resume.allow_config_change=true"
 CHANGES = "changes"
 """Under the manifest's config.resume: every allowed change, {setting, was, now}, oldest first."""
-# Model settings that pace or price calls but never change an answer; a run started before they existed lacks them.
-MODEL_KEYS_NOT_SHAPING = ("requests_per_minute", "tokens_per_minute", "price")
+# Model settings that pace, bound, retry or price calls but never change an answer (so a run stopped by a slow
+# server resumes with a longer model.timeout_s); a run started before some of them existed lacks them.
+MODEL_KEYS_NOT_SHAPING = (
+    *("requests_per_minute", "tokens_per_minute", "price"),
+    *("timeout_s", "max_retries", "retry_max_wait_s"),
+)
 
 
 def read_previous_manifest(run_dir: Path) -> Manifest | None:

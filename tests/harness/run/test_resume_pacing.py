@@ -1,4 +1,5 @@
-"""Resuming under other rate limits or prices: they pace and price calls but change no finished trial."""
+"""Resuming under other rate limits, prices, timeouts or retry budgets: they pace, bound and price calls but change
+no finished trial."""
 
 from __future__ import annotations
 
@@ -31,3 +32,8 @@ def test_rate_limits_and_prices_may_change_or_appear_on_resume() -> None:
 def test_a_change_of_model_is_still_refused() -> None:
     changes = config_changes(config(requests_per_minute=500), config(requests_per_minute=500, model="gpt-4o"))
     assert set(changes) == {"actor.model", "reflector.model", "conditions"}
+
+
+def test_a_longer_timeout_or_more_retries_may_resume_a_run() -> None:
+    stopped = config(timeout_s=120.0, max_retries=6, retry_max_wait_s=60.0)
+    assert config_changes(stopped, config(timeout_s=600.0, max_retries=20, retry_max_wait_s=120.0)) == {}
