@@ -37,7 +37,9 @@ class ModelConfig(BaseModel):
     n_ctx: StrictInt = Field(8192, ge=16, description="llamacpp: context window in tokens.")
     n_threads: StrictInt | None = Field(None, ge=1, description="llamacpp: CPU threads; None = all cores.")
     n_batch: StrictInt = Field(512, ge=1, description="llamacpp: prompt tokens evaluated per batch.")
-    timeout_s: StrictFloat = Field(120.0, gt=0, description="openai: seconds before one HTTP attempt times out.")
+    timeout_s: StrictFloat = Field(
+        120.0, gt=0, description="openai: seconds one HTTP attempt may take in all (connect, send, the whole answer)."
+    )
     max_retries: StrictInt = Field(
         6, ge=0, description="openai: attempts after the first on 429, 5xx and network errors."
     )

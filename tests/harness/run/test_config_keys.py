@@ -43,7 +43,7 @@ def readme_commands() -> list[list[str]]:
 
 
 def test_the_readme_names_settings_and_commands() -> None:
-    assert {"model.max_retries", "model.retry_max_wait_s", "env.set"} <= set(readme_keys())
+    assert {"model.timeout_s", "model.max_retries", "model.retry_max_wait_s", "env.set"} <= set(readme_keys())
     assert len(readme_commands()) >= 20
 
 
