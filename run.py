@@ -11,8 +11,8 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
-from harness.errors import HarnessError
-from harness.run.cli import fail, preflight, setup_logging
+from harness.errors import HarnessError, RunInterrupted
+from harness.run.cli import EXIT_INTERRUPTED, fail, preflight, setup_logging
 from harness.run.config import validate_config
 from harness.run.experiment import Experiment
 from harness.run.guard import created_dir
@@ -40,6 +40,9 @@ def main(cfg: DictConfig) -> None:
     log.info("run directory: %s", run_dir)
     try:
         summary = experiment.run()
+    except RunInterrupted as stopped:
+        print(f"interrupted: {stopped}", file=sys.stderr)
+        sys.exit(stopped.exit_code)
     except HarnessError as error:
         fail(error)
     for condition in summary.conditions:
@@ -48,5 +51,11 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
-    sys.argv[1:] = preflight(sys.argv[1:])
-    main()
+    try:
+        sys.argv[1:] = preflight(sys.argv[1:])
+        main()
+    except KeyboardInterrupt:
+        # Before the run began, or a second Ctrl-C: recorded trials are durable; what was under way is not.
+        print("interrupted: stopped at once; every trial recorded so far is kept, run the same command to resume.",
+              file=sys.stderr)
+        sys.exit(EXIT_INTERRUPTED)

@@ -96,7 +96,7 @@ class Manifest(BaseModel):
     started_at: datetime
     ended_at: datetime | None = None
     resumed_from: int = Field(0, description="Records already present when this invocation started.")
-    status: str = Field("running", description="running | finished | failed")
+    status: str = Field("running", description="running | finished | failed | interrupted (SIGINT or SIGTERM)")
 
 
 class TrialLog:

@@ -16,6 +16,7 @@ from harness.run.config import CONFIG_GROUPS, check_group_choice
 from harness.run.config_keys import check_setting
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's code for a process stopped by Ctrl-C
 ROLE_MODEL_KEYS = ("actor_model", "reflector_model")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
 # Hydra's options that take a value: the word after one is that value, not an override.
