@@ -142,10 +142,13 @@ def list_sets(sets_dir: Path | str | None = None) -> list[str]:
 
 
 def read_set(set_name: str, sets_dir: Path | str | None = None) -> list[str]:
-    """Game ids listed in `<sets_dir>/<set_name>.txt`: one per line, '#' starts a comment."""
+    """Game ids listed in `<sets_dir>/<set_name>.txt`: one per line, '#' starts a comment.
+
+    A set is named, never a path: only the names list_sets finds are read, so `../x` cannot reach another file.
+    """
     directory = _sets_dir(sets_dir)
     path = directory / f"{set_name}.txt"
-    if not path.is_file():
+    if set_name not in list_sets(directory) or not path.is_file():
         raise GameNotFoundError(
             f"Unknown game set {set_name!r}; available sets in {directory}: {', '.join(list_sets(directory)) or 'none'}."
         )

@@ -135,3 +135,18 @@ class RateLimitError(LLMError):
 
 class EngineWorkerError(HarnessError):
     """An ALFWorld engine worker process died mid-episode; that trial is not recorded."""
+
+
+class RunInterrupted(HarnessError):
+    """SIGINT or SIGTERM stopped the run: no trial started after it, what finished in the grace was recorded."""
+
+    def __init__(self, *, signal_name: str, signal_number: int, finished: int, dropped: int, recorded: int) -> None:
+        self.signal_name = signal_name
+        self.exit_code = 128 + signal_number  # the shell's convention for a process ended by a signal
+        running = f"{finished} running trial(s) finished and were recorded"
+        if dropped:
+            running += f", {dropped} still running were dropped (played again on resume)"
+        super().__init__(
+            f"{signal_name} received: no further trial started, {running}; {recorded} trial(s) are recorded in all, "
+            "and the same command resumes the run."
+        )

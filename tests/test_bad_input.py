@@ -67,8 +67,20 @@ CASES = {
         ("cannot be reached", "GET http://127.0.0.1:{port}/v1/models", "model.base_url"),
         {"OPENAI_API_KEY": "dummy", "NO_PROXY": "127.0.0.1,localhost"},
     ),
-    "unknown key": Case(("+experiment.tirals=3",), ("experiment.tirals = 3", "not permitted; accepted: name, trials")),
-    "unknown top-level key": Case(("+tirals=3",), ("tirals is not a known setting", "accepted at the top level")),
+    "unknown key": Case(("+experiment.tirals=3",), ("experiment.tirals is not a known setting", "experiment.trials")),
+    "misspelled key": Case(("experiment.tirals=3",), ("experiment.tirals is not a known setting", "experiment.trials")),
+    "misspelled section": Case(("experiemnt.trials=3",), ("experiemnt.trials", "closest is experiment.trials")),
+    "misspelled model key": Case(("model.timout_s=3",), ("model.timout_s", "closest is model.timeout_s")),
+    "unknown top-level key": Case(("+tirals=3",), ("tirals is not a known setting", "at the top level")),
+    "override Hydra cannot read": Case(("experiment.trials=[1,2",), ("'experiment.trials=[1,2'", "key=value")),
+    "override without a value": Case(("experiment.trials",), ("'experiment.trials'", "key=value")),
+    "trials a boolean": Case(("experiment.trials=true",), ("experiment.trials = True", "valid integer")),
+    "first_n a boolean": Case(("env.first_n=true",), ("env.first_n = True", "valid integer")),
+    "step budget a float": Case(("env.max_steps=2.5",), ("env.max_steps = 2.5", "valid integer")),
+    "game set as a path": Case(("env.set=../sets/smoke",), ("'../sets/smoke'", "demo, frozen_published, smoke")),
+    "cache path a directory": Case(
+        ("llm.cache.mode=auto", "llm.cache.path={tmp}"), ("llm.cache.path={tmp} is a directory", "llm_cache.jsonl")
+    ),
     "resume flag not a boolean": Case(
         ("+resume.allow_config_change=maybe",), ("resume.allow_config_change = 'maybe'", "valid boolean")
     ),

@@ -29,8 +29,9 @@ SPRINKLED = [
     Fault("malformed_json"),
     Fault("empty_choices"),
     Fault("truncated"),
+    Fault("trickle", stall_s=0.02),  # the whole answer would take seconds: cut at TIMEOUT_S and retried
 ]
-HEALTHY_BETWEEN = 9  # the recorded run makes 124 calls: ten faults land across both trials
+HEALTHY_BETWEEN = 9  # the recorded run makes 124 calls: eleven faults land across both trials
 FAIL_FROM = 70  # past trial 0 of both games (31 calls each), inside trial 1 of the first
 # What differs by nature between an HTTP run and a replay: clocks, retries, cache hits and the model's name.
 NOT_COMPARED = {"timing", "retries", "cache_hits", "llm_latency_s", "actor_model", "reflector_model"}
@@ -48,9 +49,9 @@ def http_run(server: FaultServer, run_dir: Path, tmp_path: Path) -> Any:
         f"model.base_url={server.base_url}",
         "model.model=qwen2.5-coder-1.5b",
         reflector_stop_override("qwen2.5-coder-1.5b"),
-        "+model.max_retries=3",
-        "+model.retry_max_wait_s=0.05",
-        f"+model.timeout_s={TIMEOUT_S}",
+        "model.max_retries=3",  # settings configs/model/openai-compatible.yaml leaves out: no `+` needed
+        "model.retry_max_wait_s=0.05",
+        f"model.timeout_s={TIMEOUT_S}",
         "llm.cache.mode=off",
         f"llm.cache.path={tmp_path / 'unused-cache.jsonl'}",
         f"hydra.run.dir={run_dir}",

@@ -24,6 +24,10 @@ AUTO_REVIEWER = "policy:auto"
 _TRIAL_ORIGIN = re.compile(r"^trial (\d+)$")
 
 
+class GateClosedError(Exception):
+    """An admission after the run closed the gate (it stopped, and left this trial behind)."""
+
+
 def trial_origin(trial: int) -> str:
     return f"trial {trial}"
 
@@ -62,6 +66,8 @@ class GatedMemory:
         self.size = window
         self._store: GateStore | None = None
         self._opening = threading.Lock()
+        self._admitting = threading.Lock()
+        self._closed = False
 
     @property
     def store(self) -> GateStore:
@@ -102,14 +108,23 @@ class GatedMemory:
             return []
         return lessons_by_trial(self.store.live_memory(scope=task_id))[-self.size :]
 
+    def close(self) -> None:
+        """Admit nothing more: once this returns, the run writes nothing into the store (an admission under way
+        completes first, so none is left half-written)."""
+        with self._admitting:
+            self._closed = True
+
     def admit(self, task_id: str, trial: int, reflection: Reflection) -> Reflection:
         """Check the proposals, pile what passes, approve it under `auto`; the text is what went live now."""
         answer = reflection.gate_answer
         if answer is None:
             raise ValueError(f"{task_id} trial {trial}: a gated condition's source returned no proposals.")
-        submission = self.store.submit(answer.candidates, answer.turns, scope=task_id, origin=trial_origin(trial))
-        proposed = list({item.id: item for item in submission.proposed}.values())
-        approved = approve_by_policy(self.store, proposed, self.policy)
+        with self._admitting:
+            if self._closed:
+                raise GateClosedError(f"{task_id} trial {trial}: the run stopped; the gate admits nothing more.")
+            submission = self.store.submit(answer.candidates, answer.turns, scope=task_id, origin=trial_origin(trial))
+            proposed = list({item.id: item for item in submission.proposed}.values())
+            approved = approve_by_policy(self.store, proposed, self.policy)
         outcome = GateOutcome(
             raw=answer.raw,
             policy=self.policy,

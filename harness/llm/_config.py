@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 CacheMode = Literal["off", "record", "replay", "auto"]
 
@@ -15,8 +15,8 @@ class Price(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    prompt_usd_per_million: float = Field(ge=0, description="USD per million prompt (input) tokens.")
-    completion_usd_per_million: float = Field(ge=0, description="USD per million completion (output) tokens.")
+    prompt_usd_per_million: StrictFloat = Field(ge=0, description="USD per million prompt (input) tokens.")
+    completion_usd_per_million: StrictFloat = Field(ge=0, description="USD per million completion (output) tokens.")
     as_of: str = Field(description="When and where the price was read, e.g. '2026-11-30, openai.com/api/pricing'.")
 
 
@@ -34,16 +34,20 @@ class ModelConfig(BaseModel):
     )
     base_url: str | None = Field(None, description="openai: server URL ending in /v1; None = api.openai.com.")
     api_key_env: str = Field("OPENAI_API_KEY", description="openai: NAME of the environment variable with the key.")
-    n_ctx: int = Field(8192, ge=16, description="llamacpp: context window in tokens.")
-    n_threads: int | None = Field(None, ge=1, description="llamacpp: CPU threads; None = all cores.")
-    n_batch: int = Field(512, ge=1, description="llamacpp: prompt tokens evaluated per batch.")
-    timeout_s: float = Field(120.0, gt=0, description="openai: seconds before one HTTP attempt times out.")
-    max_retries: int = Field(6, ge=0, description="openai: attempts after the first on 429, 5xx and network errors.")
-    retry_max_wait_s: float = Field(60.0, ge=0, description="openai: longest sleep between attempts.")
-    requests_per_minute: int | None = Field(
+    n_ctx: StrictInt = Field(8192, ge=16, description="llamacpp: context window in tokens.")
+    n_threads: StrictInt | None = Field(None, ge=1, description="llamacpp: CPU threads; None = all cores.")
+    n_batch: StrictInt = Field(512, ge=1, description="llamacpp: prompt tokens evaluated per batch.")
+    timeout_s: StrictFloat = Field(
+        120.0, gt=0, description="openai: seconds one HTTP attempt may take in all (connect, send, the whole answer)."
+    )
+    max_retries: StrictInt = Field(
+        6, ge=0, description="openai: attempts after the first on 429, 5xx and network errors."
+    )
+    retry_max_wait_s: StrictFloat = Field(60.0, ge=0, description="openai: longest sleep between attempts.")
+    requests_per_minute: StrictInt | None = Field(
         None, ge=1, description="Requests sent in any 60 s, shared by all roles on this API and model; None = no limit."
     )
-    tokens_per_minute: int | None = Field(
+    tokens_per_minute: StrictInt | None = Field(
         None, ge=1, description="Tokens (prompt + completion) in any 60 s, shared likewise; None = no limit."
     )
     price: Price | None = Field(None, description="List price for the cost estimate; None = free or unknown.")

@@ -15,6 +15,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 
 from harness.errors import LLMError, LLMRequestError, MissingAPIKeyError
 from harness.llm._config import ModelConfig
+from harness.llm._deadline import AttemptDeadline, http_client
 from harness.llm._types import LLMRequest, LLMResponse, Usage
 
 log = logging.getLogger(__name__)
@@ -42,8 +43,16 @@ class OpenAIBackend:
         if not api_key:
             raise MissingAPIKeyError(env_var=config.api_key_env, model=config.model, base_url=config.base_url)
         self.config = config
-        # SDK retries are off: tenacity does them, so Retry-After and the attempt budget follow our config.
-        self._client = OpenAI(base_url=config.base_url, api_key=api_key, timeout=config.timeout_s, max_retries=0)
+        # SDK retries are off: tenacity does them, so Retry-After and the attempt budget follow our config. The SDK's
+        # timeout bounds each read; the deadline bounds the whole attempt (a trickling server trips only that).
+        self._deadline = AttemptDeadline()
+        self._client = OpenAI(
+            base_url=config.base_url,
+            api_key=api_key,
+            timeout=config.timeout_s,
+            max_retries=0,
+            http_client=http_client(self._deadline),
+        )
         # The URL and key stay out: the same model behind another URL or key answers the same.
         self.identity = f"openai/{config.api}:{config.model}"
         self._backoff = wait_exponential_jitter(initial=1, max=config.retry_max_wait_s, jitter=1)
@@ -93,20 +102,8 @@ class OpenAIBackend:
             options["stop"] = request.stop
         started = time.perf_counter()
         try:
-            if request.kind == "completion" and self.config.api == "completion":
-                completion = self._client.completions.create(prompt=request.prompt or "", **options)
-                _require_choices(completion.choices)
-                text = completion.choices[0].text
-                usage = completion.usage
-            else:
-                if request.kind == "chat":
-                    messages = [message.model_dump() for message in request.messages or []]
-                else:
-                    messages = [{"role": "user", "content": request.prompt or ""}]
-                chat = self._client.chat.completions.create(messages=messages, **options)  # type: ignore[arg-type]
-                _require_choices(chat.choices)
-                text = chat.choices[0].message.content or ""
-                usage = chat.usage
+            with self._deadline.attempt(self.config.timeout_s):
+                text, usage = self._ask(request, options)
         except json.JSONDecodeError as error:
             # The SDK parses a 200's body without catching this; a proxy or overloaded server can cut it short.
             raise _UnusableAnswer(f"a 200 answer whose body is not valid JSON ({error})") from error
@@ -118,6 +115,20 @@ class OpenAIBackend:
             else Usage(),
             latency_s=latency,
         )
+
+    def _ask(self, request: LLMRequest, options: dict[str, Any]) -> tuple[str, Any]:
+        """One request through the SDK: the answer's text and its usage (None when the server sent none)."""
+        if request.kind == "completion" and self.config.api == "completion":
+            completion = self._client.completions.create(prompt=request.prompt or "", **options)
+            _require_choices(completion.choices)
+            return completion.choices[0].text, completion.usage
+        if request.kind == "chat":
+            messages = [message.model_dump() for message in request.messages or []]
+        else:
+            messages = [{"role": "user", "content": request.prompt or ""}]
+        chat = self._client.chat.completions.create(messages=messages, **options)  # type: ignore[arg-type]
+        _require_choices(chat.choices)
+        return chat.choices[0].message.content or "", chat.usage
 
     def _wait(self, state: RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None

@@ -106,7 +106,7 @@ class Manifest(BaseModel):
     records: int | None = Field(
         None, description="Records in trials.jsonl when the run ended; None while running and in older manifests."
     )
-    status: str = Field("running", description="running | finished | failed")
+    status: str = Field("running", description="running | finished | failed | interrupted (SIGINT or SIGTERM)")
 
 
 class TrialLog:

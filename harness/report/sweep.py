@@ -44,11 +44,11 @@ class SweepJob(BaseModel):
     directory: Path = Field(description="Its run directory: hydra.sweep.dir / hydra.sweep.subdir.")
 
 
-def planned_jobs(config: DictConfig) -> list[SweepJob]:
-    """The jobs the basic sweeper launches for `config`, in job-number order, each with its run directory.
+def planned_job_configs(config: DictConfig) -> list[tuple[SweepJob, DictConfig]]:
+    """The jobs the basic sweeper launches for `config`, in job-number order, each with its composed config.
 
-    The directory comes from composing each job's config the way the launchers do, so any `hydra.sweep.subdir`
-    pattern resolves as it will in the job. The split is the basic sweeper's own (hydra-core is pinned).
+    Each job's config is composed the way the launchers do, so any `hydra.sweep.subdir` pattern resolves as it
+    will in the job. The split is the basic sweeper's own (hydra-core is pinned).
     """
     target = config.hydra.sweeper.get("_target_")
     if target != BASIC_SWEEPER:
@@ -67,14 +67,19 @@ def planned_jobs(config: DictConfig) -> list[SweepJob]:
         job_config = loader.load_sweep_config(config, job_overrides)
         with open_dict(job_config):
             job_config.hydra.job.num = num
-        jobs.append(
-            SweepJob(
-                num=num,
-                overrides=[o for o in job_overrides if o.split("=", 1)[0] in swept],
-                directory=sweep_dir / str(job_config.hydra.sweep.subdir),
-            )
+        job = SweepJob(
+            num=num,
+            # The command line spells every setting `++key=value` (harness.run.cli); the table shows key=value.
+            overrides=[o.lstrip("+") for o in job_overrides if o.split("=", 1)[0] in swept],
+            directory=sweep_dir / str(job_config.hydra.sweep.subdir),
         )
+        jobs.append((job, job_config))
     return jobs
+
+
+def planned_jobs(config: DictConfig) -> list[SweepJob]:
+    """The jobs the basic sweeper launches for `config`, in job-number order, each with its run directory."""
+    return [job for job, _ in planned_job_configs(config)]
 
 
 def job_status(job: SweepJob) -> str:

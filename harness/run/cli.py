@@ -7,37 +7,89 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.override_parser.types import Override, OverrideType
+from hydra.errors import OverrideParseException
+
+from harness.errors import ConfigError, HarnessError
 from harness.run.config import CONFIG_GROUPS, check_group_choice
-from harness.errors import HarnessError
+from harness.run.config_keys import check_setting
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's code for a process stopped by Ctrl-C
 ROLE_MODEL_KEYS = ("actor_model", "reflector_model")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
+# Hydra's options that take a value: the word after one is that value, not an override.
+VALUE_OPTIONS = (
+    *("--cfg", "-c", "--info", "-i", "--package", "-p", "--config-path", "-cp", "--config-name", "-cn"),
+    *("--config-dir", "-cd", "--experimental-rerun", "--shell-completion", "-sc"),
+)
 
 
-def preflight(overrides: list[str]) -> None:
-    """Check config-group choices before Hydra composes, so a typo costs one sentence, not a traceback."""
-    for override in overrides:
-        key, sep, value = override.lstrip("+~").partition("=")
-        if not sep or "${" in value or "(" in value:
+def _parse(argument: str) -> Override:
+    try:
+        [override] = OverridesParser.create().parse_overrides([argument])
+    except OverrideParseException as error:
+        reason = next((line for line in str(error).splitlines() if not line.startswith("Error parsing")), "")
+        raise ConfigError(
+            f"{argument!r} is not an override Hydra can read ({reason.strip().rstrip('.')}); write key=value, "
+            "with a list as [a,b] and a value holding spaces or commas in quotes."
+        ) from None
+    return override
+
+
+def _check_choices(override: Override, argument: str) -> None:
+    """`strategy=a,b` sweeps, `strategy=[a,b]` selects several at once: either way, each name must exist."""
+    key = override.key_or_group
+    group = "model" if key in ROLE_MODEL_KEYS else key
+    value = argument.split("=", 1)[1]
+    if "${" in value or "(" in value:
+        return
+    for choice in value.strip("[]").split(","):
+        if key in ROLE_MODEL_KEYS and choice in ("", "null"):
             continue
-        group = "model" if key in ROLE_MODEL_KEYS else key
-        if group not in CONFIG_GROUPS:
+        check_group_choice(group, choice)
+
+
+def normalize_override(argument: str) -> str:
+    """One command-line override checked, and spelled as Hydra must read it.
+
+    A setting is returned as `++key=value` (set it, whether or not the YAML names it), since the pydantic models
+    decide which settings exist; Hydra's own keys and groups pass through unchanged.
+    """
+    override = _parse(argument)
+    key = override.key_or_group
+    if override.package is not None or "/" in key or key == "hydra" or key.startswith("hydra."):
+        return argument
+    if override.type == OverrideType.CHANGE and (key in CONFIG_GROUPS or key in ROLE_MODEL_KEYS):
+        _check_choices(override, argument)
+        return argument
+    if not key:
+        raise ConfigError(f"{argument!r} names no setting; write key=value, e.g. experiment.trials=3.")
+    check_setting(key)
+    if override.type == OverrideType.DEL:
+        return argument
+    return f"++{key}={argument.split('=', 1)[1]}"
+
+
+def preflight(arguments: list[str]) -> list[str]:
+    """The command line with every override checked and normalized, before Hydra composes: a typo costs one
+    sentence and exit code 2, not a traceback, and a setting missing from the YAML files needs no `+`."""
+    checked = []
+    for index, argument in enumerate(arguments):
+        after_option = index > 0 and arguments[index - 1] in VALUE_OPTIONS and "=" not in argument
+        if argument.startswith("-") or after_option:
+            checked.append(argument)
             continue
-        # `strategy=a,b` sweeps, `strategy=[a,b]` selects several at once: either way, each name must exist.
-        for choice in value.strip("[]").split(","):
-            if key in ROLE_MODEL_KEYS and choice in ("", "null"):
-                continue
-            try:
-                check_group_choice(group, choice)
-            except HarnessError as error:
-                fail(error, None)
+        try:
+            checked.append(normalize_override(argument))
+        except HarnessError as error:
+            fail(error)
+    return checked
 
 
-def fail(error: HarnessError, created_dir: Path | None) -> NoReturn:
-    """Print one sentence, remove a run directory only if it is still empty, and exit non-zero."""
-    if created_dir is not None and created_dir.is_dir() and not any(created_dir.iterdir()):
-        created_dir.rmdir()
+def fail(error: HarnessError) -> NoReturn:
+    """Print one sentence and exit with EXIT_BAD_INPUT."""
     print(f"error: {error}", file=sys.stderr)
     sys.exit(EXIT_BAD_INPUT)
 

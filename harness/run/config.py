@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, Union, get_args
 
 from omegaconf import DictConfig, OmegaConf
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from harness.domains.alfworld.config import AlfworldEnvConfig
 from harness.domains.humaneval.config import HumanEvalEnvConfig
@@ -28,7 +30,7 @@ class ConditionConfig(_Strict):
     """One reflection condition as written in configs/strategy/<name>.yaml."""
 
     source: str = Field(description="The registered reflection source that writes this condition's memory.")
-    memory_window: int | None = Field(
+    memory_window: StrictInt | None = Field(
         None, ge=0, description="Reflections the actor and reflector read; None = the domain's protocol window."
     )
     options: dict[str, Any] = Field(default_factory=dict, description="Settings of the source, checked by it.")
@@ -41,7 +43,7 @@ class Condition(_Strict):
 
     name: str = Field(description="The condition's name, as recorded in every trial.")
     source: str
-    memory_window: int = Field(ge=0)
+    memory_window: StrictInt = Field(ge=0)
     options: dict[str, Any] = Field(default_factory=dict)
     actor: ModelConfig
     reflector: ModelConfig
@@ -51,9 +53,9 @@ class ExperimentConfig(_Strict):
     """How many trials, how wide, and the sampling seed."""
 
     name: str = "default"
-    trials: int = Field(ge=1, description="Trials per task; solved tasks are skipped in later trials.")
-    max_concurrency: int = Field(1, ge=1, description="Tasks played at once within a trial.")
-    seed: int = Field(0, description="Sampling seed sent with every LLM request.")
+    trials: StrictInt = Field(ge=1, description="Trials per task; solved tasks are skipped in later trials.")
+    max_concurrency: StrictInt = Field(1, ge=1, description="Tasks played at once within a trial.")
+    seed: StrictInt = Field(0, description="Sampling seed sent with every LLM request.")
 
 
 class PlantedRefusalConfig(_Strict):
@@ -69,7 +71,7 @@ class LLMSettings(_Strict):
     """Settings that apply to every model of the run."""
 
     cache: CacheConfig
-    n_threads: int | None = Field(None, ge=1, description="CPU threads for embedded models; None = all cores.")
+    n_threads: StrictInt | None = Field(None, ge=1, description="CPU threads for embedded models; None = all cores.")
 
 
 class ResumeSettings(_Strict):
@@ -164,6 +166,12 @@ def _fields_at(model: type[BaseModel], path: list[str]) -> list[str]:
     return list(models[0].model_fields) if len(models) == 1 else []
 
 
+def _closest(name: str, accepted: Sequence[str]) -> str:
+    """`(closest: x)` for a misspelled key, or "" when nothing is close."""
+    close = difflib.get_close_matches(name, accepted, n=1, cutoff=0.6)
+    return f" (closest: {close[0]})" if close else ""
+
+
 def _first_error_sentence(error: ValidationError, model: type[BaseModel], prefix: str = "") -> str:
     first = error.errors()[0]
     loc = [str(part) for part in first["loc"]]
@@ -174,7 +182,8 @@ def _first_error_sentence(error: ValidationError, model: type[BaseModel], prefix
     value = first.get("input")
     shown = "" if isinstance(value, dict) else f" = {value!r}"
     message = first["msg"].removeprefix("Value error, ")
-    known = f"; accepted: {', '.join(accepted)}" if accepted else ""
+    closest = _closest(loc[-1], accepted) if accepted else ""
+    known = f"{closest}; accepted: {', '.join(accepted)}" if accepted else ""
     return f"{where}{shown} is invalid: {message}{known}."
 
 
@@ -184,7 +193,7 @@ def resolve_condition(
     run_actor: dict[str, Any],
     run_reflector: dict[str, Any],
     n_threads: int | None,
-    default_window: int = PROTOCOL_MEMORY_WINDOW["alfworld"],
+    default_window: StrictInt = PROTOCOL_MEMORY_WINDOW["alfworld"],
 ) -> Condition:
     """One configs/strategy entry checked against the source registry and turned into a Condition."""
     from harness.reflection import available_sources, get_source
@@ -231,7 +240,8 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
     unknown = sorted(set(raw) - set(TOP_LEVEL_KEYS))
     if unknown:
         accepted = ", ".join(TOP_LEVEL_KEYS)
-        raise ConfigError(f"{unknown[0]} is not a known setting; accepted at the top level: {accepted}.")
+        closest = _closest(unknown[0], TOP_LEVEL_KEYS)
+        raise ConfigError(f"{unknown[0]} is not a known setting{closest}; accepted at the top level: {accepted}.")
     n_threads = (raw.get("llm") or {}).get("n_threads")
     strategies = raw.get("strategy")
     if not isinstance(strategies, dict) or not strategies:

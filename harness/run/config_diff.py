@@ -14,8 +14,12 @@ RESUMABLE_KEYS = (
     "progress",
     "resume",
 )
-# Model settings that pace or price calls but never change an answer; a run started before they existed lacks them.
-MODEL_KEYS_NOT_SHAPING = ("requests_per_minute", "tokens_per_minute", "price")
+# Model settings that pace, bound, retry or price calls but never change an answer (so a run stopped by a slow
+# server resumes with a longer model.timeout_s); a run started before some of them existed lacks them.
+MODEL_KEYS_NOT_SHAPING = (
+    *("requests_per_minute", "tokens_per_minute", "price"),
+    *("timeout_s", "max_retries", "retry_max_wait_s"),
+)
 SHOWN_WITH_VALUES = 3
 """A refusal shows this many changed settings with their values, then names the rest."""
 _LONGEST_VALUE = 60

@@ -17,6 +17,8 @@ from harness.records import Manifest, RunPlan, TrialLog, write_manifest
 from harness.reflection import ReflectionSource, get_source
 from harness.report import write_report
 from harness.report.summary import SUMMARY_FILE, RunSummary, summarize, summary_markdown
+from harness.errors import RunInterrupted
+from harness.run.interrupt import StopRequest, stop_on_signals
 from harness.run.lock import RunLock
 from harness.run.loop import ConditionRun, LoopSettings, run_loop
 from harness.run.preflight import check_models
@@ -88,14 +90,18 @@ class Experiment:
         )
 
     def run(self) -> RunSummary:
-        """Play every pending trial, then write metrics and summary; the run directory is released after."""
+        """Play every pending trial, then write metrics and summary; the run directory is released after.
+
+        SIGINT or SIGTERM stops the run (RunInterrupted): no further trial starts, and the manifest says interrupted.
+        """
         try:
-            return self._run()
+            with stop_on_signals() as stop:
+                return self._run(stop)
         finally:
             self.domain.close()
             self.lock.release()
 
-    def _run(self) -> RunSummary:
+    def _run(self, stop: StopRequest) -> RunSummary:
         """The run itself; the manifest records how it ended."""
         manifest = Manifest(
             config=self.resolved,
@@ -111,7 +117,7 @@ class Experiment:
             log.info("resuming: %d trial(s) already recorded", len(self.trial_log.records))
         progress = Progress(self.settings.trials, self.config.progress)
         try:
-            run_loop(self.domain, self.conditions, self.trial_log, self.settings, progress)
+            run_loop(self.domain, self.conditions, self.trial_log, self.settings, progress, stop)
             # Metrics and summary come before "finished": a run killed while writing them must not claim to
             # be done, or no one would resume it to complete them.
             records = self.trial_log.records
@@ -120,8 +126,14 @@ class Experiment:
             write_metrics(self.run_dir, metrics)
             summary = summarize(records, self.plan, condition_prices(self.resolved))
             (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config))
-        except BaseException:
-            ended = {"status": "failed", "ended_at": datetime.now(timezone.utc), "records": len(self.trial_log.records)}
+        except BaseException as error:
+            # KeyboardInterrupt: a second signal, which stops at once.
+            stopped = isinstance(error, (RunInterrupted, KeyboardInterrupt))
+            ended = {
+                "status": "interrupted" if stopped else "failed",
+                "ended_at": datetime.now(timezone.utc),
+                "records": len(self.trial_log.records),
+            }
             write_manifest(self.run_dir, manifest.model_copy(update=ended))
             raise
         ended = {"status": "finished", "ended_at": datetime.now(timezone.utc), "records": len(self.trial_log.records)}

@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from functools import partial
 
 from pydantic import BaseModel, ConfigDict
 
 from harness.domains.base import Domain
+from harness.errors import RunInterrupted
 from harness.gate.memory import GatedMemory
-from harness.llm import CachedLLM, CallContext, Usage
-from harness.run.memory import memory_window
+from harness.llm import CachedLLM, CallContext, LLMRequest, LLMResponse, Usage
 from harness.llm.metering import MeteredLLM
-from harness.run.progress import Progress
 from harness.records import Timing, TrialLog, TrialRecord
 from harness.reflection import Reflection, ReflectionInput, ReflectionSource
+from harness.run.interrupt import STOP_GRACE_S, StopRequest
+from harness.run.memory import memory_window
+from harness.run.progress import Progress
+from harness.run.workers import play_side_by_side
 
 
 class LoopSettings(BaseModel):
@@ -90,6 +94,25 @@ def task_history(
     )
 
 
+class TrialAbandoned(Exception):
+    """Raised inside a trial that a stopped run left behind, at its next model call: it records nothing."""
+
+
+class TrialLLM(MeteredLLM):
+    """A trial's metered model that refuses further calls once the run has left the trial behind."""
+
+    def __init__(
+        self, llm: CachedLLM, context: CallContext, abandoned: threading.Event, extra_stop: Sequence[str] = ()
+    ) -> None:
+        super().__init__(llm, context, extra_stop)
+        self._abandoned = abandoned
+
+    def generate(self, request: LLMRequest) -> LLMResponse:
+        if self._abandoned.is_set():
+            raise TrialAbandoned(f"{self.context.describe()}: the run stopped; this trial is played again on resume")
+        return super().generate(request)
+
+
 def play_trial(
     domain: Domain,
     task_id: str,
@@ -98,17 +121,22 @@ def play_trial(
     condition: ConditionRun,
     settings: LoopSettings,
     progress: Progress,
+    abandoned: threading.Event | None = None,
 ) -> TrialRecord:
-    """Play one trial of one task under one condition and reflect on it if it failed."""
+    """Play one trial of one task under one condition and reflect on it if it failed.
+
+    Once `abandoned` is set (the run stopped and left this trial behind), its next model call raises TrialAbandoned.
+    """
     started = time.perf_counter()
     source = condition.source
     window = condition.memory(task_id, history)
     seed = trial_seed(settings.seed, trial)
     last_trial = trial == settings.trials - 1
+    abandoned = abandoned or threading.Event()
     context = CallContext(task_id=task_id, trial=trial, condition=condition.name, role="actor")
-    actor = MeteredLLM(condition.actor_llm, context)
-    reflector = MeteredLLM(
-        condition.reflector_llm, context.model_copy(update={"role": "reflector"}), condition.reflector_stop
+    actor = TrialLLM(condition.actor_llm, context, abandoned)
+    reflector = TrialLLM(
+        condition.reflector_llm, context.model_copy(update={"role": "reflector"}), abandoned, condition.reflector_stop
     )
     attempt = domain.play(
         task_id,
@@ -196,37 +224,53 @@ def run_loop(
     trial_log: TrialLog,
     settings: LoopSettings,
     progress: Progress,
+    stop: StopRequest | None = None,
 ) -> None:
     """Run every trial of every condition; records are appended by this thread only, as trials finish.
 
     Trial t of every condition runs before trial t + 1 of any, so an interrupted study has
-    comparable progress in all conditions.
+    comparable progress in all conditions. A stop request starts no further trial: the running ones get
+    STOP_GRACE_S seconds to finish and be recorded, then RunInterrupted is raised.
     """
-    for trial in range(settings.trials):
-        pending = pending_trials(domain, conditions, trial_log, trial)
-        if not pending:
-            continue
-        progress.trial_started(trial, len(pending))
-        with ThreadPoolExecutor(max_workers=settings.max_concurrency) as pool:
-            futures: set[Future[TrialRecord]] = {
-                pool.submit(play_trial, domain, task_id, trial, history, condition, settings, progress)
+    stop = stop or StopRequest()
+    abandoned = threading.Event()
+
+    def record(finished: TrialRecord) -> None:
+        trial_log.append(finished)
+        progress.trial_done(finished)
+
+    finished_after_stop = 0
+    try:
+        for trial in range(settings.trials):
+            pending = pending_trials(domain, conditions, trial_log, trial)
+            if not pending:
+                continue
+            if stop.is_set():
+                raise _interrupted(stop, finished_after_stop, 0, trial_log)
+            progress.trial_started(trial, len(pending))
+            jobs = [
+                partial(play_trial, domain, task_id, trial, history, condition, settings, progress, abandoned)
                 for condition, task_id, history in pending
-            }
-            first_error: BaseException | None = None
-            while futures:
-                finished, futures = wait(futures, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    if future.cancelled():
-                        continue
-                    error = future.exception()
-                    if error is not None:
-                        # Keep what already finished: stop starting new trials, record the running ones.
-                        first_error = first_error or error
-                        for waiting in futures:
-                            waiting.cancel()
-                        continue
-                    record = future.result()
-                    trial_log.append(record)
-                    progress.trial_done(record)
-            if first_error is not None:
-                raise first_error
+            ]
+            played = play_side_by_side(jobs, settings.max_concurrency, record, stop, STOP_GRACE_S)
+            finished_after_stop += played.after_stop
+            if played.left_behind or played.not_started:
+                raise _interrupted(stop, finished_after_stop, played.left_behind, trial_log)
+    finally:
+        # Trials left behind stop at their next model call, and write nothing more into a gate store.
+        abandoned.set()
+        for condition in conditions:
+            if condition.gate is not None:
+                condition.gate.close()
+
+
+def _interrupted(stop: StopRequest, finished: int, dropped: int, trial_log: TrialLog) -> RunInterrupted:
+    received = stop.signal
+    assert received is not None, "interrupted without a stop signal"
+    return RunInterrupted(
+        signal_name=received.name,
+        signal_number=received.value,
+        finished=finished,
+        dropped=dropped,
+        recorded=len(trial_log.records),
+    )

@@ -1,13 +1,17 @@
-"""Before a run writes anything: can its models answer? The replay cache exists, keys are set, servers respond.
+"""Before a run writes anything: is its input valid, can its models answer? The config validates, its tasks exist,
+the cache file can be read (and written when it is), keys are set, servers respond.
 
 Each of these would otherwise surface only at the first model call, after the run directory was written.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
-from harness.run.config import RunConfig
+from harness.domains.registry import build_domain
+from harness.run.config import RunConfig, validate_config
 from harness.errors import ConfigError
 from harness.llm import ModelConfig, api_key, check_reachable
 from harness.reflection import get_source
@@ -27,6 +31,7 @@ def models_in_use(config: RunConfig) -> list[ModelConfig]:
 def check_models(config: RunConfig) -> None:
     """Raise one clear error if a model of the run cannot answer; replay is checked against its cache only."""
     cache = config.llm.cache
+    check_cache_path(cache.path, writes=cache.mode in ("auto", "record"))
     if cache.mode == "replay" and not Path(cache.path).is_file():
         raise ConfigError(
             f"llm.cache.path={cache.path} does not exist, and llm.cache.mode=replay answers only from that file; "
@@ -38,3 +43,31 @@ def check_models(config: RunConfig) -> None:
         key = api_key(model)  # the backend needs it even to replay
         if cache.mode != "replay":  # replay never calls the model
             check_reachable(model, key)
+
+
+def check_cache_path(value: str, writes: bool) -> None:
+    """Raise ConfigError unless `value` can be the cache file: not a directory, and writable where it is written."""
+    path = Path(value)
+    if path.is_dir():
+        raise ConfigError(
+            f"llm.cache.path={value} is a directory; name a JSONL file, e.g. llm.cache.path={path / 'llm_cache.jsonl'}."
+        )
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if existing != path and not existing.is_dir():
+        raise ConfigError(f"llm.cache.path={value} is inside {existing}, which is a file; name a file in a directory.")
+    if writes and not os.access(existing, os.W_OK):
+        raise ConfigError(
+            f"llm.cache.path={value} cannot be written (read-only or not writable by this user), and "
+            "llm.cache.mode=auto or record writes it; choose another path, or replay with llm.cache.mode=replay."
+        )
+
+
+def check_input(cfg: Any) -> RunConfig:
+    """Everything about a run's input that can be checked without writing: the config, its tasks, its models."""
+    config = validate_config(cfg)
+    if config.scenario is None:
+        build_domain(config.env)
+        check_models(config)
+    return config

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from benchmarks.recorded_server import Answer, RecordedHandler, RecordedServer, completion_body, content_key
 
-FaultKind = Literal["status", "timeout", "drop", "malformed_json", "empty_choices", "truncated"]
+FaultKind = Literal["status", "timeout", "drop", "malformed_json", "empty_choices", "truncated", "trickle"]
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,9 @@ class Fault:
     timeout: no answer for `stall_s` seconds (longer than the client's timeout), then a hang-up;
     drop: close the connection without any response; malformed_json: 200 with a body cut mid-JSON;
     empty_choices: 200 with a well-formed body whose `choices` list is empty;
-    truncated: 200 whose Content-Length promises the whole answer, then half of it and a hang-up.
+    truncated: 200 whose Content-Length promises the whole answer, then half of it and a hang-up;
+    trickle: the whole answer, status line and headers included, one byte every `stall_s` seconds (a slow
+    server, or one that keeps a connection open on purpose: no single read ever waits long).
     """
 
     kind: FaultKind
@@ -73,6 +75,16 @@ class _FaultHandler(RecordedHandler):
             time.sleep(fault.stall_s)
         elif fault.kind == "malformed_json":
             self.send_json(200, b'{"id": "fault-server-0", "choices": [{"text": "unterminat')
+        elif fault.kind == "trickle":
+            body = json.dumps(completion_body(self.path, payload, answer)).encode()
+            head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+            for byte in head.encode() + body:
+                try:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    break  # the client gave up
+                time.sleep(fault.stall_s)
         elif fault.kind == "truncated":
             body = json.dumps(completion_body(self.path, payload, answer)).encode()
             self.write_head(200, len(body), {})

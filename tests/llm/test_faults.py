@@ -44,6 +44,7 @@ FAULTS = {
     "malformed JSON": Fault("malformed_json"),
     "empty choices": Fault("empty_choices"),
     "truncated body": Fault("truncated"),
+    "trickled answer": Fault("trickle", stall_s=0.05),
 }
 
 
@@ -112,6 +113,16 @@ def test_faults_in_a_row_count_one_retry_each(server: FaultServer) -> None:
     assert server.requests == 4
 
 
+def test_timeout_s_bounds_the_whole_attempt_not_each_read(server: FaultServer) -> None:
+    # One byte every 0.05 s: every read returns in time, the whole answer would take over 20 s.
+    server.schedule([Fault("trickle", stall_s=0.05)])
+    started = time.monotonic()
+    response = backend(server, timeout_s=1.0).generate(COMPLETION)
+    elapsed = time.monotonic() - started
+    assert (response.text, response.retries) == (COMPLETION_TEXT, 1)
+    assert 1.0 <= elapsed < 2.5, f"the trickled attempt took {elapsed:.1f}s under model.timeout_s=1"
+
+
 def test_retry_after_sets_the_wait(server: FaultServer) -> None:
     # The budget allows far longer sleeps, so a wait between 0.3 s and the backoff floor came from the header.
     server.schedule([Fault.http(429, retry_after=0.3)])
@@ -135,6 +146,7 @@ PERSISTENT = {
     "malformed JSON": (Fault("malformed_json"), "not valid JSON"),
     "empty choices": (Fault("empty_choices"), "empty choices list"),
     "truncated body": (Fault("truncated"), "without sending complete message body"),
+    "trickled answer": (Fault("trickle", stall_s=0.05), f"no answer within model.timeout_s={TIMEOUT_S:g}"),
 }
 
 

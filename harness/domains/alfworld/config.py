@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 
 class AlfworldEnvConfig(BaseModel):
@@ -18,10 +18,10 @@ class AlfworldEnvConfig(BaseModel):
     games: list[str] = Field(default_factory=list, description="Game ids or task folders; empty = no name filter.")
     task_types: list[str] = Field(default_factory=list, description="Task types (put, clean, ... or full prefixes).")
     set: str | None = Field(None, description="A named set file in data/alfworld/sets/.")
-    first_n: int | None = Field(None, ge=1, description="Keep the first N games after the other filters.")
+    first_n: StrictInt | None = Field(None, ge=1, description="Keep the first N games after the other filters.")
     frozen_in: str | None = Field(None, description="A run directory: keep the games whose memory froze there.")
     frozen_condition: str = Field("self_diagnosis", description="The condition of `frozen_in` whose memory counts.")
-    max_steps: int = Field(49, ge=1, description="Actions per episode (Reflexion: 49).")
+    max_steps: StrictInt = Field(49, ge=1, description="Actions per episode (Reflexion: 49).")
     newline_before_prompt: bool = Field(
         False,
         description="Harness option: a newline before the actor prompt's closing '>' (Reflexion puts none: '...OK.>').",

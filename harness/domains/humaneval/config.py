@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 
 class HumanEvalEnvConfig(BaseModel):
@@ -14,8 +14,10 @@ class HumanEvalEnvConfig(BaseModel):
 
     name: Literal["humaneval"]
     problems: list[str] = Field(default_factory=list, description="Problem ids ('HumanEval/0'); empty = all 164.")
-    first_n: int | None = Field(None, ge=1, description="Keep the first N problems after the id filter.")
-    max_tests: int = Field(1, ge=1, description="Internal tests kept, sampled with the run's seed (Reflexion: 1).")
+    first_n: StrictInt | None = Field(None, ge=1, description="Keep the first N problems after the id filter.")
+    max_tests: StrictInt = Field(
+        1, ge=1, description="Internal tests kept, sampled with the run's seed (Reflexion: 1)."
+    )
     test_filter: Literal["reflexion", "strict"] = Field(
         "reflexion",
         description="reflexion: every line with 'assert' that parses; strict (harness option): one assert calling "
@@ -31,5 +33,7 @@ class HumanEvalEnvConfig(BaseModel):
         description="reflexion: the original's code-block parser; repair (harness option): the block defining the "
         "entry point, body-only answers completed, indentation and the prompt's imports put back.",
     )
-    test_timeout_s: float = Field(5.0, gt=0, description="Wall-time limit of one internal test's run (Reflexion: 5).")
-    check_timeout_s: float = Field(10.0, gt=0, description="Wall-time limit of the check() run (Reflexion: 10).")
+    test_timeout_s: StrictFloat = Field(
+        5.0, gt=0, description="Wall-time limit of one internal test's run (Reflexion: 5)."
+    )
+    check_timeout_s: StrictFloat = Field(10.0, gt=0, description="Wall-time limit of the check() run (Reflexion: 10).")

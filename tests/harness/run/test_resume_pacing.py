@@ -1,4 +1,5 @@
-"""Resuming under other rate limits or prices: they pace and price calls but change no finished trial."""
+"""Resuming under other rate limits, prices, timeouts or retry budgets: they pace, bound and price calls but change
+no finished trial."""
 
 from __future__ import annotations
 
@@ -36,3 +37,8 @@ def test_a_change_of_model_is_still_refused() -> None:
         "conditions.self_diagnosis.actor.model",
         "conditions.self_diagnosis.reflector.model",
     }
+
+
+def test_a_longer_timeout_or_more_retries_may_resume_a_run() -> None:
+    stopped = config(timeout_s=120.0, max_retries=6, retry_max_wait_s=60.0)
+    assert shaping_changes(stopped, config(timeout_s=600.0, max_retries=20, retry_max_wait_s=120.0)) == {}

@@ -1,0 +1,79 @@
+"""InputGuard: a Hydra callback that refuses bad input before Hydra creates the run directory.
+
+Hydra makes `hydra.run.dir` (and its parents) before `run.py`'s code starts, so a refusal from there would
+already have written a directory. The guard runs on `on_run_start`, before that: it checks the directory and
+everything about the input that can be checked without writing, and notes in `hydra.runtime` which directory
+Hydra is about to create, so a run refused later removes exactly that. On `on_multirun_start` it checks the
+sweep directory and every job's input before the first job starts. Registered under `hydra.callbacks`
+(configs/config.yaml).
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from hydra.core.hydra_config import HydraConfig
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig, open_dict, read_write
+
+from harness.errors import ConfigError, HarnessError
+from harness.report.sweep import UnknownSweeperError, planned_job_configs
+from harness.run.cli import fail
+from harness.run.preflight import check_input
+from harness.run.run_dir import check_run_dir, first_missing
+
+CREATED_KEY = "harness_created"
+"""Under hydra.runtime: the outermost directory Hydra creates for this run, or None when the run dir existed."""
+
+
+def _task_config(config: DictConfig) -> DictConfig:
+    """The config the run's code sees: without the `hydra` node (as Hydra's run_job hands it over)."""
+    task = copy.deepcopy(config)
+    with read_write(task), open_dict(task):
+        del task["hydra"]
+    return task
+
+
+def created_dir() -> Path | None:
+    """The directory this run's Hydra created (see CREATED_KEY); None when it existed or the guard did not run."""
+    runtime = HydraConfig.get().runtime
+    created = runtime.get(CREATED_KEY) if CREATED_KEY in runtime else None
+    return Path(created) if created else None
+
+
+class InputGuard(Callback):
+    """Checks the run (or sweep) directory and the input before anything is created."""
+
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        try:
+            run_dir = check_run_dir(str(config.hydra.run.dir), "hydra.run.dir")
+            check_input(_task_config(config))
+        except HarnessError as error:
+            fail(error)
+        created = first_missing(run_dir)
+        with read_write(config.hydra.runtime), open_dict(config.hydra.runtime):
+            config.hydra.runtime[CREATED_KEY] = str(created) if created else None
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        try:
+            check_run_dir(str(config.hydra.sweep.dir), "hydra.sweep.dir")
+            try:
+                jobs = planned_job_configs(config)
+            except UnknownSweeperError:
+                return  # another sweeper plans the jobs; each job checks its own input when it starts
+            seen: dict[Path, int] = {}
+            for job, job_config in jobs:
+                if job.directory in seen:
+                    raise ConfigError(
+                        f"hydra.sweep.subdir gives jobs {seen[job.directory]} and {job.num} the same directory "
+                        f"{job.directory}; keep ${{hydra.job.num}} in it."
+                    )
+                seen[job.directory] = job.num
+                try:
+                    check_input(_task_config(job_config))
+                except HarnessError as error:
+                    raise ConfigError(f"sweep job {job.num} ({' '.join(job.overrides)}): {error}") from None
+        except HarnessError as error:
+            fail(error)

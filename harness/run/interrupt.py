@@ -1,0 +1,57 @@
+"""Ctrl-C and SIGTERM as a request to stop: the run starts no further trial, gives the running ones a short grace,
+and records what finished; a second signal stops at once."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+STOP_GRACE_S = 5.0
+"""Seconds the trials running when the signal came get to finish and be recorded."""
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class StopRequest:
+    """Set once by the first stop signal; read by the loop between trials."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self.signal: signal.Signals | None = None
+
+    def request(self, received: signal.Signals) -> None:
+        self.signal = received
+        self._event.set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[StopRequest]:
+    """Within this block SIGINT and SIGTERM set the yielded StopRequest; a second one raises KeyboardInterrupt.
+
+    A signal the process was started to ignore (nohup, a background job) stays ignored. Outside the main thread
+    (a launcher's worker thread) no handler can be set, and the request is never set.
+    """
+    stop = StopRequest()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def handle(number: int, frame: FrameType | None) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt  # the second signal: the user will not wait for the grace
+        stop.request(signal.Signals(number))
+
+    previous = {}
+    for stop_signal in STOP_SIGNALS:
+        if signal.getsignal(stop_signal) is not signal.SIG_IGN:
+            previous[stop_signal] = signal.signal(stop_signal, handle)
+    try:
+        yield stop
+    finally:
+        for stop_signal, handler in previous.items():
+            signal.signal(stop_signal, handler)

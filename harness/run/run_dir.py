@@ -1,0 +1,88 @@
+"""The run directory before anything is written into it: refused when it cannot be one, and, when a run is
+refused later, removed only as far as this invocation created it.
+
+Hydra creates `hydra.run.dir` (with its parents) before the run's code starts, so these checks run from a
+Hydra callback (`harness.run.guard`), while the directory does not exist yet.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from harness.errors import ConfigError
+
+
+def _exists(path: Path) -> bool:
+    """Whether `path` exists; a name too long for the filesystem, or one below a file, does not."""
+    try:
+        os.stat(path)
+    except OSError:
+        return False
+    return True
+
+
+def _existing_ancestor(path: Path) -> Path:
+    while not _exists(path) and path != path.parent:
+        path = path.parent
+    return path
+
+
+def check_run_dir(value: str, key: str) -> Path:
+    """The directory `value` names (absolute), or ConfigError saying why it cannot hold a run."""
+    if not value.strip():
+        raise ConfigError(f"{key} is empty; name a directory, e.g. {key}=results/my-run.")
+    if value.startswith("~"):
+        raise ConfigError(
+            f"{key}={value} starts with '~', which the shell did not expand here; write the path out, e.g. "
+            f"{key}=$HOME{value[1:]}."
+        )
+    path = Path(os.path.abspath(value))
+    existing = _existing_ancestor(path)
+    if not existing.is_dir():
+        what = "is a file" if existing == path else f"is inside {existing}, which is a file"
+        raise ConfigError(f"{key}={value} {what}, not a directory; name a directory for the run.")
+    longest = os.pathconf(existing, "PC_NAME_MAX")
+    for part in path.relative_to(existing).parts:
+        if len(os.fsencode(part)) > longest:
+            raise ConfigError(
+                f"{key}={value} has a folder name of {len(os.fsencode(part))} bytes, more than the {longest} its "
+                "filesystem allows; choose a shorter name."
+            )
+    if len(os.fsencode(str(path))) >= os.pathconf(existing, "PC_PATH_MAX"):
+        raise ConfigError(f"{key}={value} is longer than its filesystem allows for a path; choose a shorter one.")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        where = "the directory" if existing == path else f"{existing}, where it would be created,"
+        raise ConfigError(
+            f"{key}={value} cannot be written: {where} is read-only or not writable by this user; choose "
+            "another directory."
+        )
+    return path
+
+
+def first_missing(path: Path) -> Path | None:
+    """The outermost directory that creating `path` (with its parents) adds, or None when it exists."""
+    missing = None
+    while not _exists(path) and path != path.parent:
+        missing, path = path, path.parent
+    return missing
+
+
+def remove_created(run_dir: Path, created: Path | None) -> None:
+    """Remove `run_dir` and its parents up to `created`, each only while it is empty: what this invocation made.
+
+    `created` None means the directory was there before: nothing is removed, so an empty directory a user
+    made, or a mount point, stays.
+    """
+    if created is None:
+        return
+    run_dir, created = Path(run_dir).absolute(), Path(created).absolute()
+    if run_dir != created and created not in run_dir.parents:
+        return
+    for directory in (run_dir, *run_dir.parents):
+        try:
+            directory.rmdir()
+        except OSError:  # not empty, or not ours to remove after all
+            return
+        if directory == created:
+            return

@@ -1,0 +1,127 @@
+"""Ctrl-C and SIGTERM stop a real run at once: no further trial starts, the running ones get a short grace and are
+recorded, the gate store is not written for any trial left unrecorded, the run ends with one line and its
+manifest says interrupted; the same command then completes it as if it had never stopped."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.records import read_manifest, read_trials, records_without_timing
+from harness.run.interrupt import STOP_GRACE_S
+from tests.runner import ROOT
+
+CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"
+# The gated condition alone on the demo's 3 games, 2 at a time: 9 trials, each a second or two when replayed.
+GATED = ("experiment=five_conditions_demo", "strategy=[gated]", "experiment.max_concurrency=2")
+WIDTH = 2
+SLACK_S = 4.0  # writing the manifest and leaving the interpreter, on a loaded machine
+
+pytestmark = pytest.mark.slow
+
+
+def command(run_dir: Path) -> list[str]:
+    replay = ("llm.cache.mode=replay", f"llm.cache.path={CACHE}", "progress=false")
+    return [sys.executable, str(ROOT / "run.py"), *GATED, *replay, f"hydra.run.dir={run_dir}"]
+
+
+def lines(run_dir: Path) -> int:
+    path = run_dir / "trials.jsonl"
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def gate_origins(run_dir: Path) -> set[tuple[str, int]]:
+    """(task, trial) of every proposal, drop and decision the gate store holds."""
+    found: set[tuple[str, int]] = set()
+    for name in ("proposed.jsonl", "dropped.jsonl", "decisions.jsonl"):
+        path = run_dir / "gate" / "gated" / name
+        for line in path.read_text().splitlines() if path.exists() else []:
+            entry = json.loads(line)
+            item = entry if "scope" in entry else entry["item"]  # a decision names its item
+            found.add((item["scope"], int(item["origin"].removeprefix("trial "))))
+    return found
+
+
+def interrupt(run_dir: Path, stop_signal: signal.Signals) -> tuple[subprocess.CompletedProcess[str], int, float]:
+    """Start the run, send `stop_signal` once its first trial is recorded; (result, lines then, seconds to exit)."""
+    process = subprocess.Popen(
+        command(run_dir),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A shell's background job ignores SIGINT; a terminal's Ctrl-C does not.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 600
+    while lines(run_dir) < 1 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    at_signal, sent = lines(run_dir), time.monotonic()
+    process.send_signal(stop_signal)
+    stdout, stderr = process.communicate(timeout=120)
+    elapsed = time.monotonic() - sent
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr), at_signal, elapsed
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run_dir = tmp_path_factory.mktemp("whole") / "run"
+    result = subprocess.run(command(run_dir), cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return run_dir
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_stops_the_run_within_the_grace_and_the_same_command_completes_it(
+    tmp_path: Path, stop_signal: signal.Signals, uninterrupted: Path
+) -> None:
+    run_dir = tmp_path / "run"
+    result, at_signal, elapsed = interrupt(run_dir, stop_signal)
+    assert result.returncode == 128 + stop_signal.value, result.stderr
+    assert "Traceback" not in result.stderr and "KeyboardInterrupt" not in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"interrupted: {stop_signal.name} received: no further trial started"), last
+    assert "the same command resumes the run." in last
+    assert elapsed < STOP_GRACE_S + SLACK_S, f"{elapsed:.1f}s from the signal to the exit"
+    recorded = read_trials(run_dir)
+    assert at_signal <= len(recorded) <= at_signal + WIDTH, "only the trials running at the signal may finish"
+    assert len(recorded) < len(read_trials(uninterrupted)), "the queued trials were played"
+    manifest = read_manifest(run_dir)
+    assert manifest is not None and manifest.status == "interrupted"
+    unrecorded = gate_origins(run_dir) - {(r.task_id, r.trial) for r in recorded}
+    assert not unrecorded, f"the gate was written for trials left unrecorded: {unrecorded}"
+
+    resumed = subprocess.run(command(run_dir), cwd=ROOT, capture_output=True, text=True, env=os.environ)
+    assert resumed.returncode == 0, resumed.stderr
+    assert records_without_timing(read_trials(run_dir)) == records_without_timing(read_trials(uninterrupted))
+    assert gate_origins(run_dir) == gate_origins(uninterrupted)
+    manifest = read_manifest(run_dir)
+    assert manifest is not None and manifest.status == "finished"
+
+
+def test_a_signal_ignored_by_the_caller_stays_ignored(tmp_path: Path) -> None:
+    """nohup and a shell's background jobs start the run with SIGINT ignored: the run does not take it back."""
+    run_dir = tmp_path / "run"
+    process = subprocess.Popen(
+        command(run_dir),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    while lines(run_dir) < 1 and process.poll() is None:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    time.sleep(STOP_GRACE_S + 1)
+    assert process.poll() is None, process.stderr.read() if process.stderr else ""
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 128 + signal.SIGTERM.value, stderr

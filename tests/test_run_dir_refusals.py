@@ -1,0 +1,144 @@
+"""A run directory that cannot be one is refused in one sentence before Hydra creates anything, and a run refused
+later removes only the directories it created: never a user's empty folder or a mount point."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.errors import ConfigError
+from harness.run.run_dir import check_run_dir, first_missing, remove_created
+from tests.runner import REPLAY_CACHE, ROOT, run_cli
+from tests.test_bad_input import assert_one_sentence, files_under
+
+REPLAY = ("llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}")
+
+
+def refused(*overrides: str, cwd: Path = ROOT) -> str:
+    """Run `python run.py` expecting a refusal: exit 2, one sentence, no traceback; returns the sentence."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "run.py"), "progress=false", *overrides], cwd=cwd, capture_output=True, text=True
+    )
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and "Warning" not in result.stderr, result.stderr
+    return result.stderr.strip()
+
+
+def corrupt_cache(tmp_path: Path) -> str:
+    """A cache whose only line is not JSON: the run is refused after Hydra created the run directory."""
+    cache = tmp_path / "corrupt.jsonl"
+    cache.write_text("not json\n")
+    return f"llm.cache.path={cache}"
+
+
+@pytest.fixture
+def mount(tmp_path: Path) -> Iterator[Callable[..., Path]]:
+    """Mount a small tmpfs (root only); unmounted after the test."""
+    mounted: list[Path] = []
+
+    def make(name: str, *options: str) -> Path:
+        point = tmp_path / name
+        point.mkdir()
+        result = subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join(("size=256k", *options)), "tmpfs", str(point)])
+        if result.returncode != 0:
+            pytest.skip("mounting a tmpfs needs root")
+        mounted.append(point)
+        return point
+
+    yield make
+    for point in mounted:
+        subprocess.run(["umount", str(point)])
+
+
+def test_check_run_dir_refuses_what_cannot_hold_a_run(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    cases = {
+        "": "hydra.run.dir is empty",
+        str(tmp_path / "file"): "is a file, not a directory",
+        str(tmp_path / "file" / "run"): f"is inside {tmp_path / 'file'}, which is a file",
+        str(tmp_path / ("x" * 300)): "a folder name of 300 bytes",
+        "~/runs/x": "starts with '~'",
+    }
+    for value, needle in cases.items():
+        with pytest.raises(ConfigError, match=needle.replace("(", r"\(")):
+            check_run_dir(value, "hydra.run.dir")
+    assert check_run_dir(str(tmp_path / "new" / "run"), "hydra.run.dir") == tmp_path / "new" / "run"
+
+
+def test_remove_created_stops_at_what_existed(tmp_path: Path) -> None:
+    run = tmp_path / "a" / "b" / "c"
+    assert first_missing(run) == tmp_path / "a" and first_missing(tmp_path) is None
+    run.mkdir(parents=True)
+    remove_created(run, tmp_path / "a" / "b")  # as if a/ was there before: a/ stays
+    assert (tmp_path / "a").is_dir() and not (tmp_path / "a" / "b").exists()
+    remove_created(tmp_path / "a", None)  # nothing created: nothing removed
+    assert (tmp_path / "a").is_dir()
+
+
+@pytest.mark.parametrize(
+    ("name", "needle"),
+    [("file", "is a file, not a directory"), ("x" * 300, "a folder name of 300 bytes"), ("", "is empty")],
+    ids=["an existing file", "a 300-character name", "empty"],
+)
+def test_an_impossible_run_dir_is_one_sentence(tmp_path: Path, name: str, needle: str) -> None:
+    (tmp_path / "file").write_text("kept\n")
+    before = files_under(tmp_path)
+    sentence = refused(*REPLAY, f"hydra.run.dir={tmp_path / name if name else ''}")
+    assert_one_sentence(sentence, [needle])
+    assert files_under(tmp_path) == before and (tmp_path / "file").read_text() == "kept\n"
+
+
+def test_a_read_only_filesystem_is_one_sentence(mount: Callable[..., Path]) -> None:
+    read_only = mount("ro", "ro")
+    assert_one_sentence(refused(*REPLAY, f"hydra.run.dir={read_only / 'run'}"), ["cannot be written", "read-only"])
+
+
+def test_bad_input_creates_no_parent_of_a_nested_run_dir(tmp_path: Path) -> None:
+    assert_one_sentence(refused("experiment.trials=0", f"hydra.run.dir={tmp_path / 'a' / 'b' / 'c'}"), ["trials"])
+    assert files_under(tmp_path) == []
+
+
+def test_a_fresh_clone_gets_no_results_folder_from_bad_input(tmp_path: Path) -> None:
+    assert_one_sentence(refused("experiment.trials=0", cwd=tmp_path), ["experiment.trials = 0"])
+    assert files_under(tmp_path) == []
+
+
+def test_a_run_refused_after_hydra_made_its_directory_removes_only_what_it_made(tmp_path: Path) -> None:
+    assert_one_sentence(
+        refused("llm.cache.mode=replay", corrupt_cache(tmp_path), f"hydra.run.dir={tmp_path / 'a' / 'b'}"),
+        ["is corrupt"],
+    )
+    assert not (tmp_path / "a").exists()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    assert_one_sentence(refused("llm.cache.mode=replay", corrupt_cache(tmp_path), f"hydra.run.dir={mine}"), ["corrupt"])
+    assert mine.is_dir(), "an empty directory the user made was removed"
+
+
+def test_an_empty_mount_point_is_left_alone(mount: Callable[..., Path]) -> None:
+    point = mount("mnt")
+    cache = point.parent / "corrupt.jsonl"
+    cache.write_text("not json\n")
+    assert_one_sentence(
+        refused("llm.cache.mode=replay", f"llm.cache.path={cache}", f"hydra.run.dir={point}"), ["is corrupt"]
+    )
+    assert point.is_dir() and subprocess.run(["mountpoint", "-q", str(point)]).returncode == 0
+
+
+def test_a_sweep_with_one_bad_job_starts_none(tmp_path: Path) -> None:
+    result = run_cli(*REPLAY, "experiment.trials=1,0", f"hydra.sweep.dir={tmp_path / 'sweep'}", multirun=True)
+    assert result.returncode == 2, result.stderr
+    assert_one_sentence(result.stderr, ["sweep job 1 (experiment.trials=0)", "greater than or equal to 1"])
+    assert files_under(tmp_path) == []
+
+
+def test_a_sweep_whose_jobs_share_a_directory_is_refused(tmp_path: Path) -> None:
+    sweep = tmp_path / "sweep"
+    result = run_cli(*REPLAY, "experiment.trials=1,2", f"hydra.sweep.dir={sweep}", "hydra.sweep.subdir=same", multirun=True)
+    assert result.returncode == 2, result.stderr
+    assert_one_sentence(result.stderr, ["gives jobs 0 and 1 the same directory", "hydra.job.num"])
+    assert files_under(tmp_path) == []
