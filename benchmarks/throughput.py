@@ -1,7 +1,7 @@
 """Benchmark: ALFWorld episodes per minute over HTTP at several max_concurrency values, against the latency server.
 
     python -m benchmarks.throughput [--delay-ms 500] [--concurrency 1 4 16] [--games 32] [--max-steps 10]
-                                    [--engine-workers N]
+                                    [--engine-workers N] [--translations cold|warm]
 
 Each concurrency value is one `python run.py` (model=openai-compatible, llm.cache.mode=off, strategy=no_memory,
 1 trial, the first `--games` games) whose every model call goes to benchmarks/latency_server.py, which answers
@@ -9,7 +9,9 @@ from a cache recorded with SmolLM2-135M (benchmarks/fixtures/) after `--delay-ms
 the trial loop only (the manifest's start to the last record); the speed-up is over concurrency 1 (target: >= 12 at 16).
 The loop plays the pairs of one trial concurrently, so `--games` should be at least the highest concurrency.
 ALFWorld's engine runs in `env.engine_workers` processes (default: the machine's cores; `--engine-workers 1`
-keeps it in the run's process, one step at a time).
+keeps it in the run's process, one step at a time). Each run has a translations folder (`env.translation_cache`)
+of its own: `cold` (default) starts every run empty, so each translates its games once; `warm` fills one folder
+before the first run (untimed) and every run reads it, as a run after an earlier one does.
 
 How close to the limit: a run at concurrency c cannot take less than the longer of its LLM waits (the longest
 episode's calls one after another, or all calls spread over c slots) and its engine CPU spread over the
@@ -23,6 +25,8 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -40,6 +44,17 @@ SMOKE = {"games": 2, "max_steps": 2, "delay_ms": 100.0, "concurrency": [1, 2]}
 API_KEY_ENV = {"OPENAI_API_KEY": "latency-server-needs-no-key", "NO_PROXY": "127.0.0.1,localhost"}
 
 
+def translations_for(concurrency: int, args: argparse.Namespace, scratch: Path) -> Path:
+    """The run's translations folder: its own empty one (cold), or the one filled before the first run (warm)."""
+    return scratch / ("translations" if args.translations == "warm" else f"translations_c{concurrency}")
+
+
+def fill_translations(folder: Path, games: int) -> None:
+    """Translate the first `games` games into `folder`, as the benchmark's runs would."""
+    command = [sys.executable, "-m", "benchmarks.engine_memos", "--side", "translate"]
+    subprocess.run([*command, "--folder", str(folder), "--games", str(games)], cwd=ROOT, check=True)
+
+
 def run_at(concurrency: int, args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
     """One run at `concurrency` against a fresh latency server; its figures."""
     overrides = [
@@ -53,6 +68,7 @@ def run_at(concurrency: int, args: argparse.Namespace, scratch: Path) -> dict[st
         f"experiment.max_concurrency={concurrency}",
         "llm.cache.mode=off",
         f"llm.cache.path={scratch / 'unused_cache.jsonl'}",
+        f"env.translation_cache={translations_for(concurrency, args, scratch)}",
     ]
     if args.engine_workers is not None:
         overrides.append(f"env.engine_workers={args.engine_workers}")
@@ -103,6 +119,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--games", type=int, default=32)
     parser.add_argument("--max-steps", type=int, default=10)
     parser.add_argument("--engine-workers", type=int, default=None, help="env.engine_workers (default: the run's)")
+    parser.add_argument("--translations", choices=("cold", "warm"), default="cold", help="see above")
     add_output_arguments(parser, NAME)
     args = parser.parse_args(argv)
     if args.smoke:
@@ -110,6 +127,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if 1 not in args.concurrency:
         parser.error("--concurrency needs 1: the speed-up is measured against it")
     with tempfile.TemporaryDirectory(prefix="throughput-") as scratch:
+        if args.translations == "warm":
+            fill_translations(translations_for(1, args, Path(scratch)), args.games)
         runs = [run_at(n, args, Path(scratch)) for n in sorted(args.concurrency)]
     base = runs[0]
     for run in runs:
