@@ -25,6 +25,7 @@ MentionRule = Callable[[Sequence[TrialRecord]], MentionCounts]
 _SHIPPED = {
     "alfworld": ("harness.domains.alfworld.domain", "harness.domains.alfworld.target", "target_object", "task_mentions"),
     "humaneval": ("harness.domains.humaneval.domain", "harness.domains.humaneval.mention", "task_target", "task_mentions"),
+    "hotpotqa": ("harness.domains.hotpotqa.domain", "harness.domains.hotpotqa.mention", "task_target", "task_mentions"),
 }
 _REGISTERED: dict[str, tuple[DomainBuilder, tuple[TargetRule, MentionRule] | None]] = {}
 
