@@ -10,18 +10,22 @@ HTTP, every request the server receives must equal the original's (the prompt as
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness.domains.hotpotqa.models import QuestionAttempt
-from harness.records import TrialRecord
+from harness.domains.hotpotqa.published import write_published_run
+from harness.records import TrialRecord, read_trials
 from tests.test_reflexion_golden import scripted_run, sent
 from tests.runner import ROOT
 
 GOLDEN = json.loads((ROOT / "tests" / "fixtures" / "reflexion_golden" / "hotpotqa_cot_runs.json").read_text())
 REFLEXION_TRIALS = 5
+PUBLISHED_LOG = ROOT / "data/reflexion-logs/hotpotqa_runs/root/CoT/context/last_trial_and_reflexion/100_questions_5_trials.txt"
 
 pytestmark = pytest.mark.slow
 
@@ -74,3 +78,16 @@ def test_hotpotqa_requests_and_verdicts_equal_the_original(run: dict[str, Any], 
     assert [r.reflection for r in records if r.reflection is not None] == trials[-1]["reflections"]
     # A correct answer ends the question: no reflection after it, no further trial.
     assert records[-1].success and records[-1].reflection is None
+
+
+def test_a_live_run_and_a_published_log_are_reported_side_by_side(tmp_path: Path) -> None:
+    play_golden(GOLDEN[0], tmp_path / "live")
+    write_published_run(PUBLISHED_LOG, tmp_path / "published")
+    solved = len({r.task_id for r in read_trials(tmp_path / "published") if r.success})
+    command = [sys.executable, "-m", "harness.report", str(tmp_path / "live"), str(tmp_path / "published")]
+    result = subprocess.run([*command, "--out", str(tmp_path / "report")], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    table = (tmp_path / "report" / "report.md").read_text().split("## Conditions", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split(" | ")[0].removeprefix("| "): line for line in table.splitlines() if line.startswith("| ")}
+    assert rows["self_diagnosis"].split(" | ")[2].startswith("1/1 ")
+    assert rows["published_last_trial_and_reflexion"].split(" | ")[2].startswith(f"{solved}/100 ")
