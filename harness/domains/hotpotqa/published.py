@@ -74,8 +74,9 @@ def _end_reason(attempt: QuestionAttempt, success: bool) -> str:
     return CORRECT if success else INCORRECT
 
 
-def _played(attempts: Sequence[tuple[LoggedAttempt, str]]) -> list[tuple[LoggedAttempt, str]]:
-    """One print per trial, up to the first correct one: solved agents are printed again, unchanged, later."""
+def _played(attempts: Sequence[tuple[LoggedAttempt, str]]) -> list[tuple[int, LoggedAttempt, str]]:
+    """(log trial, agent, block) once per trial, up to the first correct one: solved agents are printed again,
+    unchanged, in every later trial."""
     by_trial: dict[int, tuple[LoggedAttempt, str]] = {}
     for attempt, block in attempts:
         if attempt.trial is None:
@@ -83,7 +84,7 @@ def _played(attempts: Sequence[tuple[LoggedAttempt, str]]) -> list[tuple[LoggedA
         by_trial.setdefault(attempt.trial, (attempt, block))
     played = []
     for trial in sorted(by_trial):
-        played.append(by_trial[trial])
+        played.append((trial, *by_trial[trial]))
         if by_trial[trial][0].status == "CORRECT":
             break
     return played
@@ -111,17 +112,17 @@ def published_records(log: Path) -> list[TrialRecord]:
     records = []
     for question, printed in grouped.items():
         played = _played(printed)
-        first = played[0][0].trial or 1
+        first = played[0][0]
         answers: list[str] = []
-        for index, (attempt, block) in enumerate(played):
+        for index, (trial, attempt, block) in enumerate(played):
             success = attempt.status == "CORRECT"
             evidence, trajectory = _attempt(block, success, answers)
-            later = played[index + 1][0].reflections if index + 1 < len(played) else []
+            later = played[index + 1][1].reflections if index + 1 < len(played) else []
             records.append(
                 TrialRecord(
                     task_id=ids[question],
                     condition=condition,
-                    trial=(attempt.trial or 1) - first,
+                    trial=trial - first,
                     success=success,
                     end_reason=_end_reason(evidence, success),
                     steps=len(trajectory),
