@@ -25,7 +25,9 @@ from tests.runner import ROOT
 
 GOLDEN = json.loads((ROOT / "tests" / "fixtures" / "reflexion_golden" / "hotpotqa_cot_runs.json").read_text())
 REFLEXION_TRIALS = 5
-PUBLISHED_LOG = ROOT / "data/reflexion-logs/hotpotqa_runs/root/CoT/context/last_trial_and_reflexion/100_questions_5_trials.txt"
+PUBLISHED_LOG = (
+    ROOT / "data/reflexion-logs/hotpotqa_runs/root/CoT/context/last_trial_and_reflexion/100_questions_5_trials.txt"
+)
 
 pytestmark = pytest.mark.slow
 

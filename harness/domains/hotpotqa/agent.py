@@ -48,7 +48,8 @@ def format_reflections(reflections: Sequence[str]) -> str:
     """Reflexion's `format_reflections`: the header, then `Reflections:` and one `- ` line each; "" without any."""
     if not reflections:
         return ""
-    return read_prompt("hotpotqa/reflection_header.txt") + "Reflections:\n- " + "\n- ".join(r.strip() for r in reflections)
+    header = read_prompt("hotpotqa/reflection_header.txt")
+    return header + "Reflections:\n- " + "\n- ".join(reflection.strip() for reflection in reflections)
 
 
 def agent_prompt(question: Question, reflections: Sequence[str], scratchpad: str) -> str:

@@ -25,4 +25,4 @@ class QuestionAttempt(BaseModel):
     earlier_answers: list[str] = Field(
         description="The answers this task gave in its earlier trials under the same condition, in trial order."
     )
-    scratchpad: str = Field(description="The trial's scratchpad exactly as the agent's prompt and the reflector read it.")
+    scratchpad: str = Field(description="The trial's scratchpad, exactly as the agent and the reflector read it.")

@@ -93,7 +93,8 @@ def metered(model: Scripted, tmp_path) -> MeteredLLM:  # type: ignore[no-untyped
     [
         (" The answer is GmbH.", "unparsed_action", "", None),
         ("Search[GmbH]", "no_finish", "", None),
-        ("Finish[gesellschaft mit beschränkter haftung!]", "correct", "Answer is CORRECT", "gesellschaft mit beschränkter haftung!"),
+        ("Finish[gesellschaft mit beschränkter haftung!]", "correct", "Answer is CORRECT", "gesellschaft mit "
+         "beschränkter haftung!"),
         ("Finish[GmbH]", "incorrect", "Answer is INCORRECT", "GmbH"),
     ],
 )

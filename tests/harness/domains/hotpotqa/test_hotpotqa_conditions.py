@@ -25,7 +25,7 @@ VIVA = "5a7613c15542994ccc9186bf"
 KEY = "Gesellschaft mit beschränkter Haftung"
 LESSON = f"VIVA Media AG is now a GmbH: answer {KEY}, what the acronym stands for."
 GATED = [
-    {"lesson": LESSON, "evidence": {"turn": 3, "quote": "A Gesellschaft mit beschränkter Haftung (] , abbreviated GmbH"}},
+    {"lesson": LESSON, "evidence": {"turn": 3, "quote": f"A {KEY} (] , abbreviated GmbH"}},
     {"lesson": "My action was right.", "evidence": {"turn": 5, "quote": "Action: Finish[VIVA Media AG]"}},
 ]
 SOURCES = ["no_memory", "self_diagnosis", "programmatic", "grounded_template", "gated"]

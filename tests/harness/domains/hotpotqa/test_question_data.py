@@ -56,7 +56,9 @@ def test_an_unknown_id_or_an_empty_selection_is_one_sentence() -> None:
         select_questions(env(levels=["easy"]))
 
 
-def attempt(action: str | None, answer: str | None, earlier: list[str], action_type: str | None = "Finish") -> QuestionAttempt:
+def attempt(
+    action: str | None, answer: str | None, earlier: list[str], action_type: str | None = "Finish"
+) -> QuestionAttempt:
     return QuestionAttempt(
         thought="t", action=action, action_type=action_type, answer=answer, earlier_answers=earlier, scratchpad=""
     )
@@ -78,7 +80,9 @@ def test_failure_signals_need_no_answer_key() -> None:
         "The answer `The Portland` does not occur in the context.",
     ]
     # Whole words only: "King" occurs, "Kin" does not.
-    assert failure_signals(attempt("Finish[Kin]", "Kin", []), context) == ["The answer `Kin` does not occur in the context."]
+    assert failure_signals(attempt("Finish[Kin]", "Kin", []), context) == [
+        "The answer `Kin` does not occur in the context."
+    ]
 
 
 def test_object_mention_names_a_supporting_article() -> None:
@@ -100,7 +104,7 @@ def test_object_mention_names_a_supporting_article() -> None:
 @pytest.mark.parametrize(
     ("override", "needle"),
     [
-        ("env.questions=[5a7613c1554299]", "error: env.questions: '5a7613c1554299' is not a shipped HotpotQA question id"),
+        ("env.questions=[5a7613c1554299]", "error: env.questions: '5a7613c1554299' is not a shipped HotpotQA question"),
         ("env.types=[bogus]", "error: env.types.0 = 'bogus' is invalid: Input should be 'bridge' or 'comparison'."),
         ("env.levels=[easy]", "together select no question"),
     ],
