@@ -27,7 +27,7 @@ class Case(NamedTuple):
 
 CASES = {
     "unknown strategy": Case(("strategy=nope",), ("strategy=nope", "accepted: ", "self_diagnosis")),
-    "unknown env": Case(("env=nope",), ("env=nope", "accepted: alfworld, humaneval")),
+    "unknown env": Case(("env=nope",), ("env=nope", "accepted: alfworld, hotpotqa, humaneval")),
     "unknown model": Case(("model=nope",), ("model=nope", "accepted: ", "qwen2.5-coder-1.5b")),
     "trials not a number": Case(("experiment.trials=abc",), ("experiment.trials = 'abc'", "valid integer")),
     "zero trials": Case(("experiment.trials=0",), ("experiment.trials = 0", "greater than or equal to 1")),

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 import re
-import string
 from itertools import takewhile
 from pathlib import Path
 from typing import Literal
@@ -25,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.audit.published import PublishedTask
 from harness.audit.safe_pickle import UnreadablePickleError, UnsafePickleError, load_restricted_pickle
+from harness.domains.hotpotqa.judge import exact_match
 
 DOMAIN = "hotpotqa"
 
@@ -199,16 +199,6 @@ def load_hotpotqa_log(path: Path, source: str | None = None) -> list[PublishedTa
             )
         )
     return tasks
-
-
-def exact_match(answer: str, key: str) -> bool:
-    """Reflexion's `EM`: equal after lowercasing and dropping punctuation, articles and extra spaces."""
-
-    def normalize(text: str) -> str:
-        text = "".join(ch for ch in text.lower() if ch not in string.punctuation)
-        return " ".join(re.sub(r"\b(a|an|the)\b", " ", text).split())
-
-    return normalize(answer) == normalize(key)
 
 
 def _agent_dicts(path: Path) -> list[dict[str, str]]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.domains.hotpotqa.models import QuestionAttempt
 from harness.domains.humaneval.models import CodeAttempt
 from harness.llm import LLMRequest
 from harness.llm.metering import MeteredLLM
@@ -31,7 +32,7 @@ class Attempt(BaseModel):
     scenario: str = Field(description="The text a reflector reads about the attempt.")
     env_s: float = Field(description="Seconds inside the environment (ALFWorld engine, sandbox).")
     env_cpu_s: float | None = Field(None, description="CPU seconds of the environment itself, where it measures them.")
-    details: CodeAttempt | None = Field(None, description="Domain evidence kept in the record.")
+    details: CodeAttempt | QuestionAttempt | None = Field(None, description="Domain evidence kept in the record.")
 
 
 class ReflectionInput(BaseModel):
@@ -65,6 +66,10 @@ class ReflectionHooks(ABC):
     @abstractmethod
     def self_diagnosis_request(self, trial: ReflectionInput, appendix: str = "") -> LLMRequest:
         """Reflexion's reflection request for the trial; `appendix` follows the scenario (programmatic's signals)."""
+
+    def reflection_text(self, answer: str) -> str:
+        """What of a free-text reflection reaches memory: the answer as given, unless the protocol cleans it."""
+        return answer
 
     @abstractmethod
     def failure_signals(self, trial: ReflectionInput) -> tuple[ReflectionDetails, str]:

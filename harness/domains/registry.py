@@ -28,6 +28,7 @@ SpanRule = Callable[[TrialRecord], list[MentionSpan]]
 _SHIPPED = {
     "alfworld": ("harness.domains.alfworld.domain", "harness.domains.alfworld.target", "target_object", "task_mentions"),
     "humaneval": ("harness.domains.humaneval.domain", "harness.domains.humaneval.mention", "task_target", "task_mentions"),
+    "hotpotqa": ("harness.domains.hotpotqa.domain", "harness.domains.hotpotqa.mention", "task_target", "task_mentions"),
 }
 _REGISTERED: dict[str, tuple[DomainBuilder, tuple[TargetRule, MentionRule] | None]] = {}
 # name -> (module, function) of the span rule, beside the domain's mention rule

@@ -10,6 +10,7 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from harness.domains.hotpotqa.models import QuestionAttempt
 from harness.domains.humaneval.models import CodeAttempt
 from harness.errors import RecordCorruptError
 from harness.records.details import ReflectionDetails
@@ -54,8 +55,10 @@ class TrialRecord(BaseModel):
     reflection_details: ReflectionDetails | None = Field(
         None, description="What the source kept beside it: template parts, parser signals; null for plain text."
     )
-    attempt_details: CodeAttempt | None = Field(
-        None, description="HumanEval: internal tests, code, sandbox verdicts and signals; null on ALFWorld."
+    attempt_details: CodeAttempt | QuestionAttempt | None = Field(
+        None,
+        description="HumanEval: internal tests, code, sandbox verdicts and signals; HotpotQA: the thought, the "
+        "parsed action and the answer; null on ALFWorld.",
     )
     actor_model: str = Field(description="Identity of the actor model.")
     reflector_model: str = Field(description="Identity of the reflector model.")

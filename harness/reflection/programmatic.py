@@ -19,5 +19,5 @@ class Programmatic(ReflectionSource):
 
     def reflect(self, trial: ReflectionInput, domain: ReflectionHooks, llm: MeteredLLM) -> Reflection:
         details, block = domain.failure_signals(trial)
-        text = llm.generate(domain.self_diagnosis_request(trial, appendix=block)).text
+        text = domain.reflection_text(llm.generate(domain.self_diagnosis_request(trial, appendix=block)).text)
         return Reflection(text=text, details=details)

@@ -12,4 +12,4 @@ class SelfDiagnosis(ReflectionSource):
     """The model reads its failed episode (or code and test feedback) and says in its own words what to change."""
 
     def reflect(self, trial: ReflectionInput, domain: ReflectionHooks, llm: MeteredLLM) -> Reflection:
-        return Reflection(text=llm.generate(domain.self_diagnosis_request(trial)).text)
+        return Reflection(text=domain.reflection_text(llm.generate(domain.self_diagnosis_request(trial)).text))

@@ -11,6 +11,8 @@ from omegaconf import DictConfig, OmegaConf
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from harness.domains.alfworld.config import AlfworldEnvConfig
+from harness.domains.hotpotqa.config import PROTOCOL_MEMORY_WINDOW as HOTPOTQA_MEMORY_WINDOW
+from harness.domains.hotpotqa.config import HotpotQAEnvConfig
 from harness.domains.humaneval.config import HumanEvalEnvConfig
 from harness.errors import ConfigError
 from harness.llm import CacheConfig, ModelConfig
@@ -23,7 +25,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-EnvConfig = Annotated[Union[AlfworldEnvConfig, HumanEvalEnvConfig], Field(discriminator="name")]
+EnvConfig = Annotated[Union[AlfworldEnvConfig, HumanEvalEnvConfig, HotpotQAEnvConfig], Field(discriminator="name")]
 
 
 class ConditionConfig(_Strict):
@@ -133,9 +135,10 @@ def _model(name: str | None, fallback: dict[str, Any], n_threads: int | None) ->
     return model
 
 
-ENV_NAMES = ("alfworld", "humaneval")
-# Reflexion's memory windows: ALFWorld's actor reads the last 3 reflections, the programming loop only the last.
-PROTOCOL_MEMORY_WINDOW = {"alfworld": 3, "humaneval": 1}
+ENV_NAMES = ("alfworld", "humaneval", "hotpotqa")
+# Reflexion's memory windows: ALFWorld's actor reads the last 3 reflections, the programming loop only the last,
+# the HotpotQA agent all of them.
+PROTOCOL_MEMORY_WINDOW = {"alfworld": 3, "humaneval": 1, "hotpotqa": HOTPOTQA_MEMORY_WINDOW}
 # Every top-level key validate_config reads; another (`+tirals=3`) would be silently ignored, so it is refused.
 TOP_LEVEL_KEYS = (
     "env",
