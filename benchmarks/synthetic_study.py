@@ -20,7 +20,7 @@ from harness.domains.alfworld.models import FailureSignals, NothingHappens, Step
 from harness.domains.alfworld.target import target_object, task_mentions
 from harness.llm import Usage
 from harness.metrics.run import run_metrics, write_metrics
-from harness.records import TRIALS_FILE, Manifest, TrialRecord, write_manifest
+from harness.records import TRIALS_FILE, Manifest, RunPlan, TrialRecord, write_manifest
 from harness.records.details import ExtractedSignals, ReflectionDetails, TemplateParts
 from harness.records.step import Step
 
@@ -175,5 +175,6 @@ def write_study_run(
     )
     write_manifest(run_dir, manifest)
     targets = {game: target_object(game) for game in chosen}
-    write_metrics(run_dir, run_metrics(records, list(CONDITIONS), targets, trials, task_mentions))
+    plan = RunPlan(conditions=list(CONDITIONS), tasks=chosen, trials=trials)
+    write_metrics(run_dir, run_metrics(records, plan, targets, task_mentions))
     return records

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from harness.domains.alfworld.target import task_mentions
 from harness.metrics.run import run_metrics, write_metrics
-from harness.records import TrialLog, TrialRecord
+from harness.records import RunPlan, TrialLog, TrialRecord
 from harness.records.step import Step
 from tests.harness.factories import make_record
 
@@ -33,5 +33,6 @@ def write_small_run(run_dir: Path) -> Path:
     log = TrialLog(run_dir)
     for record in records():
         log.append(record)
-    write_metrics(run_dir, run_metrics(records(), ["self_diagnosis"], {MUG: "Mug"}, 4, task_mentions))
+    plan = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=4)
+    write_metrics(run_dir, run_metrics(records(), plan, {MUG: "Mug"}, task_mentions))
     return run_dir

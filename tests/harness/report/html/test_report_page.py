@@ -11,7 +11,7 @@ import pytest
 from harness.gate import Evidence
 from harness.metrics.core import MentionSpan, most_similar_earlier, reflection_repetition_rate, similarity
 from harness.metrics.run import run_metrics
-from harness.records import TrialRecord
+from harness.records import RunPlan, TrialRecord
 from harness.records.details import ExtractedSignals, GateOutcome, TemplateParts
 from harness.records.gate import Dropped, Proposal, Turn
 from harness.report import write_report
@@ -132,7 +132,7 @@ def _details_record(details: object, reflection: str | None) -> TrialRecord:
 
 
 def _page_of(record: TrialRecord) -> str:
-    metrics = run_metrics([record], [record.condition], {MUG: "Mug"}, 1)
+    metrics = run_metrics([record], RunPlan(conditions=[record.condition], tasks=None, trials=1), {MUG: "Mug"})
     page = run_page("t", "# t", [_Run(records=[record], metrics=metrics)], [_Condition(record.condition)])
     return render_page(page, Path("."))
 
