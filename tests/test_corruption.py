@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.records import MANIFEST_FILE, TRIALS_FILE, read_manifest, read_trials, records_without_timing
+from harness.records import (
+    MANIFEST_FILE,
+    TRIALS_FILE,
+    read_manifest,
+    read_trials,
+    records_without_timing,
+    write_manifest,
+)
 from tests.runner import REPLAY_CACHE, ROOT, run_cli
 from tests.small_run import GAME, SMALL_RUN, snapshot
 
@@ -75,6 +82,9 @@ def test_a_torn_last_trial_is_dropped_with_a_warning_and_played_again(finished: 
     trials = copy / TRIALS_FILE
     first_line, last_line = trials.read_bytes().splitlines(keepends=True)
     trials.write_bytes(first_line + last_line[: len(last_line) // 2])  # what a kill mid-write leaves
+    started = read_manifest(copy)
+    assert started is not None
+    write_manifest(copy, started.model_copy(update={"status": "running", "ended_at": None, "records": None}))
     result = run_cli(*SMALL_RUN, f"hydra.run.dir={copy}")
     assert result.returncode == 0, result.stderr
     assert "torn last line" in result.stderr
@@ -205,3 +215,15 @@ def test_a_hand_edited_record_outside_the_plan_is_named_not_counted(finished: Pa
     assert metrics["conditions"] == json.loads((finished / "metrics.json").read_text())["conditions"]
     assert [o["trial"] for o in metrics["outside_plan"]] == [7]
     assert f"{GAME} / self_diagnosis / trial 7 (trial beyond the run's 2)" in (copy / "report.md").read_text()
+
+
+def test_a_finished_run_whose_last_record_was_torn_afterwards_is_refused(copy: Path) -> None:
+    """A finished run's manifest saw every record whole: a torn last line there is damage, not a crash."""
+    trials = copy / TRIALS_FILE
+    first_line, last_line = trials.read_bytes().splitlines(keepends=True)
+    trials.write_bytes(first_line + last_line[: len(last_line) // 2])
+    before = snapshot(copy)
+    result = run_cli(*SMALL_RUN, f"hydra.run.dir={copy}")
+    assert result.returncode == 2
+    assert "holds 1 trial record(s), but its manifest.json saw 2, so 1 went missing" in one_error_line(result.stderr)
+    assert snapshot(copy) == before

@@ -86,7 +86,9 @@ class Experiment:
             seed=config.experiment.seed,
         )
         self.plan = RunPlan(
-            conditions=[c.name for c in config.conditions], tasks=self.domain.task_ids(), trials=config.experiment.trials
+            conditions=[c.name for c in config.conditions],
+            tasks=self.domain.task_ids(),
+            trials=config.experiment.trials,
         )
 
     def run(self) -> RunSummary:

@@ -78,7 +78,8 @@ def test_a_trial_is_never_recorded_twice(tmp_path: Path) -> None:
     line = path.read_text()
     other = make_record(trial=1).model_dump_json() + "\n"
     path.write_text(line + other + line)
-    with pytest.raises(RecordCorruptError, match=r"line 3 records trial \('a/b', 'self_diagnosis', 0\) again, after line 1"):
+    again = r"line 3 records trial \('a/b', 'self_diagnosis', 0\) again, after line 1"
+    with pytest.raises(RecordCorruptError, match=again):
         TrialLog(tmp_path)
 
 

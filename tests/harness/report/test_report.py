@@ -28,6 +28,11 @@ HEADER = (
 )
 
 
+def plan_of(*conditions: str) -> RunPlan:
+    """A 3-trial plan of `conditions` on any task."""
+    return RunPlan(conditions=list(conditions), tasks=None, trials=3)
+
+
 def _with_models(record: TrialRecord, model: str) -> TrialRecord:
     return record.model_copy(update={"actor_model": model, "reflector_model": model})
 
@@ -109,7 +114,7 @@ def run_b(tmp_path: Path) -> Path:
     run_dir = tmp_path / "run_b"
     records = run_b_records()
     _write_records(run_dir, records)
-    write_metrics(run_dir, run_metrics(records, RunPlan(conditions=["self_diagnosis", "no_memory"], tasks=None, trials=3), {CUP: "Cup"}))
+    write_metrics(run_dir, run_metrics(records, plan_of("self_diagnosis", "no_memory"), {CUP: "Cup"}))
     return run_dir
 
 
@@ -129,7 +134,7 @@ def test_wilson_interval_matches_a_hand_computed_value() -> None:
 def test_a_run_without_metrics_json_is_recomputed_from_its_records(run_a: Path) -> None:
     (run,) = load_runs([run_a])
     targets = {MUG: "Mug", SALT: "SaltShaker"}
-    expected = run_metrics(run_a_records(), RunPlan(conditions=["self_diagnosis", "no_memory", "programmatic"], tasks=None, trials=3), targets)
+    expected = run_metrics(run_a_records(), plan_of("self_diagnosis", "no_memory", "programmatic"), targets)
     assert run.metrics == expected
     assert (run.name, run.status, run.metrics_source) == ("run_a", "failed", RECOMPUTED)
     assert not (run_a / METRICS_FILE).exists()
@@ -255,7 +260,9 @@ def test_metrics_json_older_than_the_records_is_recomputed(tmp_path: Path) -> No
     _write_records(run_dir, third)
     write_manifest(run_dir, manifest_planning([MUG, SALT], trials=3))
     [run] = load_runs([run_dir])
-    assert run.metrics_source == "recomputed from 6 records (metrics.json was written for 2 trial(s), the run now plans 3)"
+    assert run.metrics_source == (
+        "recomputed from 6 records (metrics.json was written for 2 trial(s), the run now plans 3)"
+    )
     assert run.metrics.trial_budget == 3 and [t.trials for t in run.metrics.conditions[0].tasks] == [3, 3]
     assert run.usage["self_diagnosis"].calls == 6, "the cost table and the metrics count the same records"
     # The same budget but fewer records (killed before the third trial's metrics): recomputed too.
@@ -290,11 +297,14 @@ def test_records_outside_the_plan_are_named_and_counted_nowhere(tmp_path: Path) 
     ) in text
 
 
-def test_finished_runs_of_two_domains_are_never_pooled_into_one_row(run_a: Path, humaneval_run: Path, tmp_path: Path) -> None:
+def test_finished_runs_of_two_domains_are_never_pooled_into_one_row(
+    run_a: Path, humaneval_run: Path, tmp_path: Path
+) -> None:
     """Both with metrics.json, so only the domain tells them apart (the issue's 0/7 row)."""
     for run_dir in (run_a, humaneval_run):
         write_metrics(run_dir, load_runs([run_dir])[0].metrics)
         assert load_runs([run_dir])[0].metrics_source == METRICS_FILE
     text = write_report([run_a, humaneval_run], tmp_path / "combined").read_text()
-    assert "| self_diagnosis (run_a) | m | 1/2 (50%) |" in text and "| self_diagnosis (humaneval_run) | m | 1/1 (100%) |" in text
+    assert "| self_diagnosis (run_a) | m | 1/2 (50%) |" in text
+    assert "| self_diagnosis (humaneval_run) | m | 1/1 (100%) |" in text
     assert "| self_diagnosis | m | 2/3" not in text

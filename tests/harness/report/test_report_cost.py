@@ -79,7 +79,8 @@ def test_pooled_runs_add_their_use_and_a_run_without_records_is_named(tmp_path: 
     first, second = priced_run(tmp_path / "first"), priced_run(tmp_path / "second")
     metrics_only = tmp_path / "metrics_only"
     metrics_only.mkdir()
-    write_metrics(metrics_only, run_metrics([make_record(0, None, task=MUG)], RunPlan(conditions=["self_diagnosis"], tasks=None, trials=3), {MUG: "Mug"}))
+    plan = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=3)
+    write_metrics(metrics_only, run_metrics([make_record(0, None, task=MUG)], plan, {MUG: "Mug"}))
     section = cost_section(write_report([first, second, metrics_only], tmp_path / "out"))
     assert "| self_diagnosis | 10 | 6 (60%) | 2,400,000 | 200,000 | 0.4800 |" in section
     assert "Not counted, for want of trial records (trials.jsonl): metrics_only." in section

@@ -112,7 +112,8 @@ def test_fewer_records_than_the_manifest_saw_are_refused(tmp_path: Path) -> None
     assert resume_config(tmp_path, config)[0] is not None
     path = tmp_path / TRIALS_FILE
     path.write_bytes(path.read_bytes().splitlines(keepends=True)[0])
-    with pytest.raises(RecordCorruptError, match=r"holds 1 trial record\(s\), but its manifest.json saw 2, so 1 went missing; "):
+    missing = r"holds 1 trial record\(s\), but its manifest.json saw 2, so 1 went missing; "
+    with pytest.raises(RecordCorruptError, match=missing):
         resume_config(tmp_path, config)
 
 
