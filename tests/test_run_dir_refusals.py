@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from harness.errors import ConfigError
-from harness.run.run_dir import check_run_dir, first_missing, remove_created
+from harness.run.run_dir import check_output_dir, first_missing, remove_created
 from tests.runner import REPLAY_CACHE, ROOT, run_cli
 from tests.test_bad_input import assert_one_sentence, files_under
 
@@ -35,26 +35,7 @@ def corrupt_cache(tmp_path: Path) -> str:
     return f"llm.cache.path={cache}"
 
 
-@pytest.fixture
-def mount(tmp_path: Path) -> Iterator[Callable[..., Path]]:
-    """Mount a small tmpfs (root only); unmounted after the test."""
-    mounted: list[Path] = []
-
-    def make(name: str, *options: str) -> Path:
-        point = tmp_path / name
-        point.mkdir()
-        result = subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join(("size=256k", *options)), "tmpfs", str(point)])
-        if result.returncode != 0:
-            pytest.skip("mounting a tmpfs needs root")
-        mounted.append(point)
-        return point
-
-    yield make
-    for point in mounted:
-        subprocess.run(["umount", str(point)])
-
-
-def test_check_run_dir_refuses_what_cannot_hold_a_run(tmp_path: Path) -> None:
+def test_check_output_dir_refuses_what_cannot_hold_a_run(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     cases = {
         "": "hydra.run.dir is empty",
@@ -65,8 +46,8 @@ def test_check_run_dir_refuses_what_cannot_hold_a_run(tmp_path: Path) -> None:
     }
     for value, needle in cases.items():
         with pytest.raises(ConfigError, match=needle.replace("(", r"\(")):
-            check_run_dir(value, "hydra.run.dir")
-    assert check_run_dir(str(tmp_path / "new" / "run"), "hydra.run.dir") == tmp_path / "new" / "run"
+            check_output_dir(value, "hydra.run.dir")
+    assert check_output_dir(str(tmp_path / "new" / "run"), "hydra.run.dir") == tmp_path / "new" / "run"
 
 
 def test_remove_created_stops_at_what_existed(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from harness.errors import HarnessError
 from harness.report._report import write_report
 from harness.report._runs import ReportInputError
 from harness.metrics.semantic import add_semantic_options, semantic_cache
+from harness.run.run_dir import check_output_dir
 
 EXIT_BAD_INPUT = 2
 
@@ -31,6 +32,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise ReportInputError(
                 f"{len(args.run_dirs)} run directories given without --out; say where the combined report goes."
             )
+        if args.out is not None:
+            check_output_dir(str(args.out), "--out")
         embeddings = semantic_cache(args)
         path = write_report(args.run_dirs, args.out or args.run_dirs[0], embeddings, args.semantic_threshold)
         if embeddings is not None:

@@ -22,7 +22,7 @@ from harness.errors import ConfigError, HarnessError
 from harness.report.sweep import UnknownSweeperError, planned_job_configs
 from harness.run.cli import fail
 from harness.run.preflight import check_input
-from harness.run.run_dir import check_run_dir, first_missing
+from harness.run.run_dir import check_output_dir, first_missing
 
 CREATED_KEY = "harness_created"
 """Under hydra.runtime: the outermost directory Hydra creates for this run, or None when the run dir existed."""
@@ -48,7 +48,7 @@ class InputGuard(Callback):
 
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
         try:
-            run_dir = check_run_dir(str(config.hydra.run.dir), "hydra.run.dir")
+            run_dir = check_output_dir(str(config.hydra.run.dir), "hydra.run.dir")
             check_input(_task_config(config))
         except HarnessError as error:
             fail(error)
@@ -58,7 +58,7 @@ class InputGuard(Callback):
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         try:
-            check_run_dir(str(config.hydra.sweep.dir), "hydra.sweep.dir")
+            check_output_dir(str(config.hydra.sweep.dir), "hydra.sweep.dir")
             try:
                 jobs = planned_job_configs(config)
             except UnknownSweeperError:

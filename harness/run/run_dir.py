@@ -1,5 +1,5 @@
-"""The run directory before anything is written into it: refused when it cannot be one, and, when a run is
-refused later, removed only as far as this invocation created it.
+"""The run directory (or any output directory) before anything is written into it: refused when it cannot be one,
+and, when a run is refused later, removed only as far as this invocation created it.
 
 Hydra creates `hydra.run.dir` (with its parents) before the run's code starts, so these checks run from a
 Hydra callback (`harness.run.guard`), while the directory does not exist yet.
@@ -28,8 +28,11 @@ def _existing_ancestor(path: Path) -> Path:
     return path
 
 
-def check_run_dir(value: str, key: str) -> Path:
-    """The directory `value` names (absolute), or ConfigError saying why it cannot hold a run."""
+def check_output_dir(value: str, key: str) -> Path:
+    """The directory `value` names (absolute), or ConfigError saying why nothing can be written there.
+
+    `key` is the setting or option that named it (hydra.run.dir, --out), for the sentence.
+    """
     if not value.strip():
         raise ConfigError(f"{key} is empty; name a directory, e.g. {key}=results/my-run.")
     if value.startswith("~"):
@@ -41,7 +44,7 @@ def check_run_dir(value: str, key: str) -> Path:
     existing = _existing_ancestor(path)
     if not existing.is_dir():
         what = "is a file" if existing == path else f"is inside {existing}, which is a file"
-        raise ConfigError(f"{key}={value} {what}, not a directory; name a directory for the run.")
+        raise ConfigError(f"{key}={value} {what}, not a directory; name a directory.")
     longest = os.pathconf(existing, "PC_NAME_MAX")
     for part in path.relative_to(existing).parts:
         if len(os.fsencode(part)) > longest:
