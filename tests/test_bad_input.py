@@ -53,6 +53,9 @@ CASES = {
     "unknown HumanEval id": Case(
         ("env=humaneval", "env.problems=[HumanEval/999]"), ("'HumanEval/999'", "'HumanEval/0'")
     ),
+    "zero threads": Case(("llm.n_threads=0",), ("llm.n_threads = 0", "greater than or equal to 1")),
+    "model setting out of range": Case(("model.n_ctx=8",), ("model.n_ctx = 8", "greater than or equal to 16")),
+    "no model": Case(("~model",), ("model = None is invalid",)),
     "bad cache mode": Case(("llm.cache.mode=bogus",), ("llm.cache.mode = 'bogus'", "'off', 'record', 'replay'")),
     "replay without a cache file": Case(
         ("llm.cache.mode=replay", "llm.cache.path={tmp}/absent.jsonl"),
