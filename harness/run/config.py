@@ -56,7 +56,13 @@ class ExperimentConfig(_Strict):
     name: str = "default"
     trials: StrictInt = Field(ge=1, description="Trials per task; solved tasks are skipped in later trials.")
     max_concurrency: StrictInt = Field(1, ge=1, description="Tasks played at once within a trial.")
-    seed: StrictInt = Field(0, description="Sampling seed sent with every LLM request.")
+    seed: StrictInt = Field(
+        0,
+        ge=0,
+        le=2**31 - 1,
+        description="Sampling seed of trial 0's requests (each later trial derives its own); 31 bits, which every "
+        "backend takes as given (llama.cpp reads a negative seed as 'pick one at random').",
+    )
 
 
 class PlantedRefusalConfig(_Strict):
@@ -197,6 +203,13 @@ def resolve_condition(
 
     if not isinstance(raw, dict):
         raise ConfigError(f"strategy.{name} must be a mapping with at least `source`, not {raw!r}.")
+    if "source" not in raw and name in available_options("strategy"):
+        # strategy.model_swap.actor_model=... without choosing model_swap: the setting made a condition of its own.
+        setting = next(iter(raw), "source")
+        raise ConfigError(
+            f"strategy.{name}.{setting} is set, but {name} is not among the chosen conditions; choose it too, e.g. "
+            f"strategy=[self_diagnosis,{name}]."
+        )
     try:
         entry = ConditionConfig.model_validate(raw)
     except ValidationError as error:
