@@ -172,6 +172,8 @@ def plot_solved_and_mention(
             top = bar[0] + bar[2] + 1.5 if bar else 1.5
             axes.text(x, top, text, ha="center", va="bottom", fontsize=7, rotation=90)
     axes.set_xticks(range(len(conditions)), _tick_labels(conditions))
+    # Every condition's column, also one whose bars are all n/a (nothing to autoscale to).
+    axes.set_xlim(-0.5, len(conditions) - 0.5)
     axes.set_ylim(0, 118)
     axes.set_xlabel("condition (numbers on bars: count / denominator)")
     axes.set_ylabel("share (%)")

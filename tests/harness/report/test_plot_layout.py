@@ -32,6 +32,7 @@ def records_of(conditions: list[str]) -> list[TrialRecord]:
             for trial in range(3):
                 solved = k == 2 and trial == 2
                 text = None if solved else ("Open the drawer first." if k == 0 else f"Try place {trial} this time.")
+                text = None if condition == "no_memory" else text
                 records.append(make_record(trial, text, solved, task=task, condition=condition))
     return records
 
@@ -85,10 +86,14 @@ def assert_fits(figure: Figure) -> None:
     for k, first in enumerate(separate):
         for second in separate[k + 1 :]:
             assert not boxes[first].overlaps(boxes[second]), f"{first} runs into {second}"
+    renderer = figure.canvas.get_renderer()
     for axes in figure.axes:
         for name in separate:
             if name.startswith("legend"):
                 assert not boxes[name].overlaps(axes.bbox), f"{name} covers the plot"
+        for text in axes.texts:  # counts on bars, notes: inside the plot, not beside it
+            box = text.get_window_extent(renderer)
+            assert axes.bbox.x0 <= box.x0 and box.x1 <= axes.bbox.x1, f"{text.get_text()!r} lies outside the axes"
 
 
 def assert_blank_border(png: Path) -> None:
@@ -98,7 +103,11 @@ def assert_blank_border(png: Path) -> None:
     assert border.min() >= 250, f"{png.name} has content on its edge"
 
 
-@pytest.mark.parametrize("conditions", [["self_diagnosis"], MANY[:5], MANY], ids=["one", "five", "six"])
+@pytest.mark.parametrize(
+    "conditions",
+    [["self_diagnosis"], ["self_diagnosis", "no_memory"], MANY[:5], MANY],
+    ids=["one", "two, the last without reflections", "five", "six"],
+)
 def test_every_plot_fits_its_content(tmp_path: Path, drawn: list[Figure], conditions: list[str]) -> None:
     out = tmp_path / "out"
     write_report([run_of(tmp_path, conditions)], out, EmbeddingCache(FakeEmbedder(), FAKE_MODEL), 0.975)
