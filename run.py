@@ -2,22 +2,39 @@
 
 from __future__ import annotations
 
-import logging
+import signal
 import sys
-from pathlib import Path
 
-import hydra
-from hydra.core.hydra_config import HydraConfig
-from hydra.types import RunMode
-from omegaconf import DictConfig
+STOPPED_AT_ONCE = "interrupted: stopped at once; every trial recorded so far is kept, run the same command to resume."
 
-from harness.errors import HarnessError, RunInterrupted
-from harness.run.cli import EXIT_INTERRUPTED, fail, preflight, setup_logging
-from harness.run.config import validate_config
-from harness.run.experiment import Experiment
-from harness.run.guard import created_dir
-from harness.run.run_dir import remove_created
-from harness.run.scenarios.planted_refusal import describe, run_planted_refusal
+
+def _stop_at_once(number: int, frame: object) -> None:
+    print(STOPPED_AT_ONCE, file=sys.stderr)
+    sys.exit(128 + number)
+
+
+# A stop signal while the harness loads or plans: nothing is under way, so leave with one line, not a traceback.
+# The run installs its own handling for its trials (harness/run/interrupt.py); a signal ignored by the caller
+# (nohup, a background job) stays ignored.
+for _signal in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    if signal.getsignal(_signal) is not signal.SIG_IGN:
+        signal.signal(_signal, _stop_at_once)
+
+import logging  # noqa: E402 (after the handlers: loading takes seconds)
+from pathlib import Path  # noqa: E402
+
+import hydra  # noqa: E402
+from hydra.core.hydra_config import HydraConfig  # noqa: E402
+from hydra.types import RunMode  # noqa: E402
+from omegaconf import DictConfig  # noqa: E402
+
+from harness.errors import HarnessError, RunInterrupted  # noqa: E402
+from harness.run.cli import EXIT_INTERRUPTED, fail, preflight, setup_logging  # noqa: E402
+from harness.run.config import validate_config  # noqa: E402
+from harness.run.experiment import Experiment  # noqa: E402
+from harness.run.guard import created_dir  # noqa: E402
+from harness.run.run_dir import remove_created  # noqa: E402
+from harness.run.scenarios.planted_refusal import describe, run_planted_refusal  # noqa: E402
 
 
 @hydra.main(version_base="1.3", config_path="configs", config_name="config")
@@ -54,8 +71,6 @@ if __name__ == "__main__":
     try:
         sys.argv[1:] = preflight(sys.argv[1:])
         main()
-    except KeyboardInterrupt:
-        # Before the run began, or a second Ctrl-C: recorded trials are durable; what was under way is not.
-        print("interrupted: stopped at once; every trial recorded so far is kept, run the same command to resume.",
-              file=sys.stderr)
+    except KeyboardInterrupt:  # a second signal during the run's grace: recorded trials are durable
+        print(STOPPED_AT_ONCE, file=sys.stderr)
         sys.exit(EXIT_INTERRUPTED)

@@ -91,6 +91,10 @@ class RecordCorruptError(HarnessError):
     """A run's records cannot be trusted as they are (a bad line that is not a torn tail, a duplicate)."""
 
 
+class RecordWriteError(HarnessError):
+    """A record or a run's file could not be written (a full disk, a filesystem gone read-only)."""
+
+
 class ResumeMismatchError(HarnessError):
     """A run directory was started under a configuration that would change its finished trials."""
 

@@ -53,6 +53,20 @@ CASES = {
     "unknown HumanEval id": Case(
         ("env=humaneval", "env.problems=[HumanEval/999]"), ("'HumanEval/999'", "'HumanEval/0'")
     ),
+    "zero threads": Case(("llm.n_threads=0",), ("llm.n_threads = 0", "greater than or equal to 1")),
+    "model setting out of range": Case(("model.n_ctx=8",), ("model.n_ctx = 8", "greater than or equal to 16")),
+    "no model": Case(("~model",), ("model = None is invalid",)),
+    "negative seed": Case(("experiment.seed=-1",), ("experiment.seed = -1", "greater than or equal to 0")),
+    "no strategy": Case(("strategy=[]",), ("strategy=[] chooses no strategy",)),
+    "a setting of a condition not chosen": Case(
+        ("strategy.model_swap.actor_model=gpt-4o-mini",), ("strategy.model_swap.actor_model is set", "not among")
+    ),
+    "an option of a source without options": Case(
+        ("strategy.self_diagnosis.options.foo=1",), ("strategy.self_diagnosis.options has no settings",)
+    ),
+    "base URL not a URL": Case(
+        ("model=openai-compatible", "model.base_url=not-a-url"), ("model.base_url = 'not-a-url'", "http://")
+    ),
     "bad cache mode": Case(("llm.cache.mode=bogus",), ("llm.cache.mode = 'bogus'", "'off', 'record', 'replay'")),
     "replay without a cache file": Case(
         ("llm.cache.mode=replay", "llm.cache.path={tmp}/absent.jsonl"),

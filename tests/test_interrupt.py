@@ -125,3 +125,22 @@ def test_a_signal_ignored_by_the_caller_stays_ignored(tmp_path: Path) -> None:
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 128 + signal.SIGTERM.value, stderr
+
+
+@pytest.mark.parametrize("delay_s", [0.5, 2.0], ids=["while loading", "while planning"])
+def test_a_signal_before_the_run_began_is_one_line_and_writes_nothing(tmp_path: Path, delay_s: float) -> None:
+    process = subprocess.Popen(
+        command(tmp_path / "run"),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(delay_s)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1].startswith("interrupted: stopped at once"), stderr
+    assert "Traceback" not in stderr
+    assert list(tmp_path.iterdir()) == []

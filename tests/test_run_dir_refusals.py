@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from harness.errors import ConfigError
-from harness.run.run_dir import check_run_dir, first_missing, remove_created
+from harness.run.run_dir import check_output_dir, first_missing, remove_created
 from tests.runner import REPLAY_CACHE, ROOT, run_cli
 from tests.test_bad_input import assert_one_sentence, files_under
 
@@ -35,26 +35,7 @@ def corrupt_cache(tmp_path: Path) -> str:
     return f"llm.cache.path={cache}"
 
 
-@pytest.fixture
-def mount(tmp_path: Path) -> Iterator[Callable[..., Path]]:
-    """Mount a small tmpfs (root only); unmounted after the test."""
-    mounted: list[Path] = []
-
-    def make(name: str, *options: str) -> Path:
-        point = tmp_path / name
-        point.mkdir()
-        result = subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join(("size=256k", *options)), "tmpfs", str(point)])
-        if result.returncode != 0:
-            pytest.skip("mounting a tmpfs needs root")
-        mounted.append(point)
-        return point
-
-    yield make
-    for point in mounted:
-        subprocess.run(["umount", str(point)])
-
-
-def test_check_run_dir_refuses_what_cannot_hold_a_run(tmp_path: Path) -> None:
+def test_check_output_dir_refuses_what_cannot_hold_a_run(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     cases = {
         "": "hydra.run.dir is empty",
@@ -62,11 +43,13 @@ def test_check_run_dir_refuses_what_cannot_hold_a_run(tmp_path: Path) -> None:
         str(tmp_path / "file" / "run"): f"is inside {tmp_path / 'file'}, which is a file",
         str(tmp_path / ("x" * 300)): "a folder name of 300 bytes",
         "~/runs/x": "starts with '~'",
+        str(tmp_path / "dangling"): "is a symbolic link to",
     }
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
     for value, needle in cases.items():
         with pytest.raises(ConfigError, match=needle.replace("(", r"\(")):
-            check_run_dir(value, "hydra.run.dir")
-    assert check_run_dir(str(tmp_path / "new" / "run"), "hydra.run.dir") == tmp_path / "new" / "run"
+            check_output_dir(value, "hydra.run.dir")
+    assert check_output_dir(str(tmp_path / "new" / "run"), "hydra.run.dir") == tmp_path / "new" / "run"
 
 
 def test_remove_created_stops_at_what_existed(tmp_path: Path) -> None:
@@ -95,6 +78,19 @@ def test_an_impossible_run_dir_is_one_sentence(tmp_path: Path, name: str, needle
 def test_a_read_only_filesystem_is_one_sentence(mount: Callable[..., Path]) -> None:
     read_only = mount("ro", "ro")
     assert_one_sentence(refused(*REPLAY, f"hydra.run.dir={read_only / 'run'}"), ["cannot be written", "read-only"])
+
+
+def test_a_directory_holding_someone_s_files_is_not_taken_for_a_run(tmp_path: Path) -> None:
+    """Without a manifest, a run would write its summary.md and report.md over the user's files of that name."""
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "summary.md").write_text("my own summary\n")
+    sentence = refused(*REPLAY, f"hydra.run.dir={mine}")
+    assert_one_sentence(sentence, ["holds summary.md and no manifest.json", "new or empty directory"])
+    assert [p.name for p in mine.iterdir()] == ["summary.md"] and (mine / "summary.md").read_text() == "my own summary\n"
+    sweep = run_cli(*REPLAY, "experiment.trials=1,2", f"hydra.sweep.dir={mine}", multirun=True)
+    assert sweep.returncode == 2 and "holds summary.md and no multirun.yaml" in sweep.stderr
+    assert [p.name for p in mine.iterdir()] == ["summary.md"]
 
 
 def test_bad_input_creates_no_parent_of_a_nested_run_dir(tmp_path: Path) -> None:

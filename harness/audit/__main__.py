@@ -19,6 +19,7 @@ from harness.audit.sources import DEFAULT_ROOT, get_source, load_source
 from harness.audit.task_inspection import find_task, inspect_task, render_inspection
 from harness.errors import HarnessError
 from harness.metrics.semantic import add_semantic_options, semantic_cache
+from harness.run.run_dir import check_output_dir
 
 EXIT_BAD_INPUT = 2
 COMMANDS = ("run", "show")
@@ -42,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(args: argparse.Namespace) -> None:
     start = time.perf_counter()
+    check_output_dir(str(args.out), "--out")  # before the audit's work, not after it
     # The model is loaded before any log is read, so a missing extra costs a sentence, not an audit's time.
     embeddings = semantic_cache(args)
     report = run_audit(args.logs, args.env_to_game, embeddings, args.semantic_threshold)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator
 
 CacheMode = Literal["off", "record", "replay", "auto"]
 
@@ -56,6 +56,13 @@ class ModelConfig(BaseModel):
         description="Stop strings added to the completion requests this model sends as reflector. Reflexion's "
         "reflector had none (keep [] for API models); the embedded models run on into an imagined new episode.",
     )
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, url: str | None) -> str | None:
+        if url is not None and not url.startswith(("http://", "https://")):
+            raise ValueError("a server URL starts with http:// or https:// and ends in /v1")
+        return url
 
     def threads(self) -> int:
         """The thread count llama.cpp gets."""

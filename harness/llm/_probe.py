@@ -30,8 +30,8 @@ def base_url(model: ModelConfig) -> str:
 def check_reachable(model: ModelConfig, key: str) -> None:
     """GET {base_url}/models: any answer but 401 means the server is there and takes the key."""
     url = f"{base_url(model)}/models"
-    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"})
     try:
+        request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"})
         with urllib.request.urlopen(request, timeout=min(model.timeout_s, PROBE_TIMEOUT_S)):
             return
     except urllib.error.HTTPError as error:

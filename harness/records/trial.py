@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import warnings
 from datetime import datetime
@@ -12,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harness.domains.hotpotqa.models import QuestionAttempt
 from harness.domains.humaneval.models import CodeAttempt
-from harness.errors import RecordCorruptError
+from harness.errors import RecordCorruptError, RecordWriteError
 from harness.records.details import ReflectionDetails
 from harness.records.jsonl import add_final_newline, split_lines, whole_record
 from harness.records.step import Step
@@ -148,11 +149,27 @@ class TrialLog:
         """Write one record and make it durable before returning."""
         if record.key in self.keys():
             raise RecordCorruptError(f"refusing to record trial {record.key} twice in {self.path}.")
-        line = record.model_dump_json() + "\n"
-        with self.path.open("ab") as handle:
-            handle.write(line.encode())
-            handle.flush()
-            os.fsync(handle.fileno())
+        data = (record.model_dump_json() + "\n").encode()
+        # Unbuffered: a buffered writer would retry the rest of a failed line when the file is closed.
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            before = os.lseek(fd, 0, os.SEEK_END)
+            try:
+                written = 0
+                while written < len(data):
+                    written += os.write(fd, data[written:])
+                os.fsync(fd)
+            except OSError as error:
+                # A full disk can take part of the line: cut it, so the file holds only whole records (if even that
+                # fails, the next open cuts the torn line).
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, before)
+                raise RecordWriteError(
+                    f"could not record trial {record.key} in {self.path} ({error.strerror or error}); every trial "
+                    "recorded before it is kept: make room and run the same command to resume."
+                ) from error
+        finally:
+            os.close(fd)
         self.records.append(record)
 
 
@@ -208,10 +225,14 @@ def write_manifest(run_dir: Path, manifest: Manifest) -> None:
     """Replace the manifest atomically so a crash never leaves half of it."""
     path = Path(run_dir) / MANIFEST_FILE
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(manifest.model_dump_json(indent=2))
-    with tmp.open("rb") as handle:
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(manifest.model_dump_json(indent=2))
+        with tmp.open("rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # the old manifest stands; no half-written copy is left beside it
+        raise
 
 
 def read_manifest(run_dir: Path) -> Manifest | None:

@@ -13,6 +13,7 @@ from harness.report._report import write_report
 from harness.report._runs import ReportInputError
 from harness.report.html import HTML_FILE
 from harness.metrics.semantic import add_semantic_options, semantic_cache
+from harness.run.run_dir import check_output_dir
 
 EXIT_BAD_INPUT = 2
 
@@ -35,6 +36,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise ReportInputError(
                 f"{len(args.run_dirs)} run directories given without --out; say where the combined report goes."
             )
+        if args.out is not None:
+            check_output_dir(str(args.out), "--out")
         embeddings = semantic_cache(args)
         out = args.out or args.run_dirs[0]
         path = write_report(args.run_dirs, out, embeddings, args.semantic_threshold, html=args.html)

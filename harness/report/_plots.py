@@ -36,12 +36,37 @@ MARKERS = "osD^vP*X"
 _COLORS = colormaps["tab10"]
 # A fixed seed: the same records always draw the same picture.
 _JITTER_SEED = 0
+_FIT_ROUNDS = 5
+# Legends go under the axes, this many entries a row: beside the axes they ran into the title of a narrow figure.
+_LEGEND_COLUMNS = 4
+_FIT_PAD_IN = 0.1
 
 
 def _figure(conditions: int) -> Figure:
+    """A figure to start from: as wide as the conditions' columns need; _save grows it to fit its text."""
     figure = Figure(figsize=(max(6.4, 1.6 * conditions + 3.0), 5.0), dpi=DPI, layout="constrained")
     FigureCanvasAgg(figure)
     return figure
+
+
+def _save(figure: Figure, path: Path) -> Path:
+    """Save the figure grown until its title, labels and legends all lie inside it.
+
+    The layout engine shrinks the axes to make room for labels and legends, and puts the title (a figure title,
+    so legends beside the axes never run into it) above all of them, but it cannot make a title or a legend wider
+    than the figure fit: with one condition the start width is too narrow for them, so the figure is widened.
+    """
+    for _ in range(_FIT_ROUNDS):
+        figure.canvas.draw()  # lays the figure out
+        content = figure.get_tightbbox(figure.canvas.get_renderer())
+        width, height = figure.get_size_inches()
+        wider = max(0.0, -content.x0) + max(0.0, content.x1 - width)
+        taller = max(0.0, -content.y0) + max(0.0, content.y1 - height)
+        if wider <= 0 and taller <= 0:
+            break
+        figure.set_size_inches(width + wider + _FIT_PAD_IN, height + taller + _FIT_PAD_IN)
+    figure.savefig(path)
+    return path
 
 
 def _tick_labels(conditions: Sequence[ReportCondition], counts: Sequence[int] | None = None) -> list[str]:
@@ -77,10 +102,9 @@ def plot_rrr_distribution(conditions: Sequence[ReportCondition], path: Path) -> 
     axes.set_ylim(-0.05, 1.05)
     axes.set_xlabel("condition (n = tasks with at least two reflections, so a defined RRR)")
     axes.set_ylabel(RRR_AXIS)
-    axes.set_title("Reflection repetition rate per task, by condition")
-    axes.legend(loc="upper right", fontsize=8)
-    figure.savefig(path)
-    return path
+    figure.suptitle("Reflection repetition rate per task, by condition")
+    figure.legend(loc="outside lower center", ncols=2, fontsize=8)
+    return _save(figure, path)
 
 
 def plot_rrr_vs_trials(conditions: Sequence[ReportCondition], path: Path) -> Path:
@@ -118,10 +142,9 @@ def plot_rrr_vs_trials(conditions: Sequence[ReportCondition], path: Path) -> Pat
     axes.set_ylim(-0.05, 1.05)
     axes.set_xlabel("trials played (count; an unsolved task played every trial of its budget)")
     axes.set_ylabel(RRR_AXIS)
-    axes.set_title("RRR against trials played, per task with at least two reflections")
-    figure.legend(handles=handles, loc="outside right upper", fontsize=8)
-    figure.savefig(path)
-    return path
+    figure.suptitle("RRR against trials played, per task with at least two reflections")
+    figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), _LEGEND_COLUMNS), fontsize=8)
+    return _save(figure, path)
 
 
 def plot_solved_and_mention(
@@ -149,13 +172,14 @@ def plot_solved_and_mention(
             top = bar[0] + bar[2] + 1.5 if bar else 1.5
             axes.text(x, top, text, ha="center", va="bottom", fontsize=7, rotation=90)
     axes.set_xticks(range(len(conditions)), _tick_labels(conditions))
+    # Every condition's column, also one whose bars are all n/a (nothing to autoscale to).
+    axes.set_xlim(-0.5, len(conditions) - 0.5)
     axes.set_ylim(0, 118)
     axes.set_xlabel("condition (numbers on bars: count / denominator)")
     axes.set_ylabel("share (%)")
-    axes.set_title("Solved tasks and object mention per condition, with 95% Wilson intervals")
+    figure.suptitle("Solved tasks and object mention per condition, with 95% Wilson intervals")
     figure.legend(loc="outside lower center", ncols=len(SHARE_MEASURES), fontsize=8)
-    figure.savefig(path)
-    return path
+    return _save(figure, path)
 
 
 def plot_semantic_vs_rrr(conditions: Sequence[SemanticCondition], path: Path) -> Path:
@@ -192,7 +216,6 @@ def plot_semantic_vs_rrr(conditions: Sequence[SemanticCondition], path: Path) ->
     # The off-diagonal quadrants are the tasks report.md lists as frozen by one rule only.
     for x, y, text in ((0.25, 0.9, "frozen by semantic RRR only"), (0.75, 0.1, "frozen by RRR only")):
         axes.text(x, y, text, ha="center", va="center", fontsize=8, color="grey")
-    axes.set_title("Semantic RRR against RRR, per task (>= 2 reflections)")
-    figure.legend(handles=handles, loc="outside right upper", fontsize=8)
-    figure.savefig(path)
-    return path
+    figure.suptitle("Semantic RRR against RRR, per task (>= 2 reflections)")
+    figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), _LEGEND_COLUMNS), fontsize=8)
+    return _save(figure, path)

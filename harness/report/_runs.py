@@ -63,7 +63,16 @@ class RunData(BaseModel):
 
 def _read_manifest(run_dir: Path) -> Manifest | None:
     path = run_dir / MANIFEST_FILE
-    return Manifest.model_validate_json(path.read_text()) if path.is_file() else None
+    if not path.is_file():
+        return None
+    try:
+        return Manifest.model_validate_json(path.read_text())
+    except (ValueError, UnicodeDecodeError) as error:  # pydantic's ValidationError is a ValueError
+        problem = error.errors()[0]["msg"] if isinstance(error, ValidationError) else str(error)
+        raise ReportInputError(
+            f"{path} is not a readable manifest ({problem.rstrip('.')}); restore it, or move it away to report "
+            "from the records alone."
+        ) from None
 
 
 def run_domain(manifest: Manifest | None) -> str | None:

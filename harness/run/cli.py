@@ -12,7 +12,7 @@ from hydra.core.override_parser.types import Override, OverrideType
 from hydra.errors import OverrideParseException
 
 from harness.errors import ConfigError, HarnessError
-from harness.run.config import CONFIG_GROUPS, check_group_choice
+from harness.run.config import CONFIG_GROUPS, available_options, check_group_choice
 from harness.run.config_keys import check_setting
 
 EXIT_BAD_INPUT = 2
@@ -45,6 +45,8 @@ def _check_choices(override: Override, argument: str) -> None:
     value = argument.split("=", 1)[1]
     if "${" in value or "(" in value:
         return
+    if not value.strip("[] ") and key not in ROLE_MODEL_KEYS:
+        raise ConfigError(f"{key}={value} chooses no {key}; choose one, e.g. {key}={available_options(group)[0]}.")
     for choice in value.strip("[]").split(","):
         if key in ROLE_MODEL_KEYS and choice in ("", "null"):
             continue
@@ -94,8 +96,17 @@ def fail(error: HarnessError) -> NoReturn:
     sys.exit(EXIT_BAD_INPUT)
 
 
+class RunLogHandler(logging.FileHandler):
+    """run.log: when a write fails (a full disk), it stops writing instead of printing a traceback per line; the
+    terminal still gets every line."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        logging.getLogger().removeHandler(self)
+        self.close()
+
+
 def setup_logging(run_dir: Path) -> None:
     """Also log to `<run_dir>/run.log`; the terminal handler comes from configs/hydra/job_logging/console.yaml."""
-    handler = logging.FileHandler(run_dir / "run.log")
+    handler = RunLogHandler(run_dir / "run.log")
     handler.setFormatter(logging.Formatter(LOG_FORMAT))
     logging.getLogger().addHandler(handler)

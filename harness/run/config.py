@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, Union, get_args
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args
 
 from omegaconf import DictConfig, OmegaConf
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
@@ -18,6 +18,7 @@ from harness.errors import ConfigError
 from harness.llm import CacheConfig, ModelConfig
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
+_Model = TypeVar("_Model", bound=BaseModel)
 CONFIG_GROUPS = ("env", "model", "strategy", "experiment")
 
 
@@ -57,7 +58,13 @@ class ExperimentConfig(_Strict):
     name: str = "default"
     trials: StrictInt = Field(ge=1, description="Trials per task; solved tasks are skipped in later trials.")
     max_concurrency: StrictInt = Field(1, ge=1, description="Tasks played at once within a trial.")
-    seed: StrictInt = Field(0, description="Sampling seed sent with every LLM request.")
+    seed: StrictInt = Field(
+        0,
+        ge=0,
+        le=2**31 - 1,
+        description="Sampling seed of trial 0's requests (each later trial derives its own); 31 bits, which every "
+        "backend takes as given (llama.cpp reads a negative seed as 'pick one at random').",
+    )
 
 
 class PlantedRefusalConfig(_Strict):
@@ -203,6 +210,13 @@ def resolve_condition(
 
     if not isinstance(raw, dict):
         raise ConfigError(f"strategy.{name} must be a mapping with at least `source`, not {raw!r}.")
+    if "source" not in raw and name in available_options("strategy"):
+        # strategy.model_swap.actor_model=... without choosing model_swap: the setting made a condition of its own.
+        setting = next(iter(raw), "source")
+        raise ConfigError(
+            f"strategy.{name}.{setting} is set, but {name} is not among the chosen conditions; choose it too, e.g. "
+            f"strategy=[self_diagnosis,{name}]."
+        )
     try:
         entry = ConditionConfig.model_validate(raw)
     except ValidationError as error:
@@ -234,6 +248,17 @@ def resolve_condition(
     )
 
 
+def _section(raw: dict[str, Any], key: str, model: type[_Model]) -> _Model:
+    """`raw[key]` validated as `model`, or ConfigError naming the setting under `key`."""
+    value = raw.get(key)
+    if not isinstance(value, dict):
+        raise ConfigError(f"{key} = {value!r} is invalid: it must be a mapping of settings ({key}.<setting>=...).")
+    try:
+        return model.model_validate(value)
+    except ValidationError as error:
+        raise ConfigError(_first_error_sentence(error, model, f"{key}.")) from None
+
+
 def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
     """Turn Hydra's composed config into a RunConfig, or raise ConfigError with one clear sentence."""
     raw: dict[str, Any] = (
@@ -245,7 +270,10 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
         accepted = ", ".join(TOP_LEVEL_KEYS)
         closest = _closest(unknown[0], TOP_LEVEL_KEYS)
         raise ConfigError(f"{unknown[0]} is not a known setting{closest}; accepted at the top level: {accepted}.")
-    n_threads = (raw.get("llm") or {}).get("n_threads")
+    # The sections copied into every condition's models are checked first, so an error names the key the user
+    # wrote (llm.n_threads, model.timeout_s), not the role it reached (actor.n_threads).
+    n_threads = _section(raw, "llm", LLMSettings).n_threads
+    _section(raw, "model", ModelConfig)
     strategies = raw.get("strategy")
     if not isinstance(strategies, dict) or not strategies:
         raise ConfigError(f"strategy = {strategies!r} is invalid: choose at least one, e.g. strategy=self_diagnosis.")

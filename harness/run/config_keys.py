@@ -72,6 +72,8 @@ def _unknown(parts: list[str], depth: int, level: Level) -> ConfigError:
     key, prefix, part = ".".join(parts), parts[:depth], parts[depth]
     accepted = sorted(level)
     where = f"under {'.'.join(prefix)}" if prefix else "at the top level"
+    if not accepted:
+        return ConfigError(f"{key} is not a known setting: {'.'.join(prefix)} has no settings.")
     close = difflib.get_close_matches(part, accepted, n=1, cutoff=0.6)
     if not close:
         return ConfigError(f"{key} is not a known setting; settings {where}: {', '.join(accepted)}.")

@@ -17,7 +17,7 @@ from harness.records import Manifest, RunPlan, TrialLog, write_manifest
 from harness.reflection import ReflectionSource, get_source
 from harness.report import write_report
 from harness.report.summary import SUMMARY_FILE, RunSummary, summarize, summary_markdown
-from harness.errors import RunInterrupted
+from harness.errors import RecordWriteError, RunInterrupted
 from harness.run.interrupt import StopRequest, stop_on_signals
 from harness.run.lock import RunLock
 from harness.run.loop import ConditionRun, LoopSettings, run_loop
@@ -99,6 +99,11 @@ class Experiment:
         try:
             with stop_on_signals() as stop:
                 return self._run(stop)
+        except OSError as error:  # a full disk, a filesystem gone read-only: the records so far are whole
+            raise RecordWriteError(
+                f"writing the run failed ({error}); every trial recorded before it is kept: make room and run the "
+                "same command to resume."
+            ) from error
         finally:
             self.domain.close()
             self.lock.release()
@@ -136,7 +141,10 @@ class Experiment:
                 "ended_at": datetime.now(timezone.utc),
                 "records": len(self.trial_log.records),
             }
-            write_manifest(self.run_dir, manifest.model_copy(update=ended))
+            try:
+                write_manifest(self.run_dir, manifest.model_copy(update=ended))
+            except OSError as unwritten:  # the disk that failed the run may refuse this too: the first error counts
+                log.warning("the manifest could not be marked %s (%s)", ended["status"], unwritten)
             raise
         ended = {"status": "finished", "ended_at": datetime.now(timezone.utc), "records": len(self.trial_log.records)}
         write_manifest(self.run_dir, manifest.model_copy(update=ended))

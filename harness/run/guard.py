@@ -22,8 +22,10 @@ from harness.errors import ConfigError, HarnessError
 from harness.report.sweep import UnknownSweeperError, planned_job_configs
 from harness.run.cli import fail
 from harness.run.preflight import check_input
-from harness.run.run_dir import check_run_dir, first_missing
+from harness.run.run_dir import check_output_dir, check_run_dir_contents, first_missing
 
+SWEEP_MARKER = "multirun.yaml"
+"""What Hydra writes into every sweep directory it starts: a sweep directory without it is not a sweep's."""
 CREATED_KEY = "harness_created"
 """Under hydra.runtime: the outermost directory Hydra creates for this run, or None when the run dir existed."""
 
@@ -48,7 +50,8 @@ class InputGuard(Callback):
 
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
         try:
-            run_dir = check_run_dir(str(config.hydra.run.dir), "hydra.run.dir")
+            run_dir = check_output_dir(str(config.hydra.run.dir), "hydra.run.dir")
+            check_run_dir_contents(run_dir, f"hydra.run.dir={config.hydra.run.dir}")
             check_input(_task_config(config))
         except HarnessError as error:
             fail(error)
@@ -58,7 +61,8 @@ class InputGuard(Callback):
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         try:
-            check_run_dir(str(config.hydra.sweep.dir), "hydra.sweep.dir")
+            sweep_dir = check_output_dir(str(config.hydra.sweep.dir), "hydra.sweep.dir")
+            check_run_dir_contents(sweep_dir, f"hydra.sweep.dir={config.hydra.sweep.dir}", SWEEP_MARKER, ())
             try:
                 jobs = planned_job_configs(config)
             except UnknownSweeperError:
@@ -72,6 +76,7 @@ class InputGuard(Callback):
                     )
                 seen[job.directory] = job.num
                 try:
+                    check_run_dir_contents(job.directory, f"its directory {job.directory}")
                     check_input(_task_config(job_config))
                 except HarnessError as error:
                     raise ConfigError(f"sweep job {job.num} ({' '.join(job.overrides)}): {error}") from None

@@ -11,7 +11,8 @@ from types import FrameType
 
 STOP_GRACE_S = 5.0
 """Seconds the trials running when the signal came get to finish and be recorded."""
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# SIGHUP too: a closed terminal or ssh session stops the run as cleanly as Ctrl-C (nohup keeps it ignored).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class StopRequest:
@@ -31,7 +32,7 @@ class StopRequest:
 
 @contextmanager
 def stop_on_signals() -> Iterator[StopRequest]:
-    """Within this block SIGINT and SIGTERM set the yielded StopRequest; a second one raises KeyboardInterrupt.
+    """Within this block SIGINT, SIGTERM and SIGHUP set the yielded StopRequest; a second one raises KeyboardInterrupt.
 
     A signal the process was started to ignore (nohup, a background job) stays ignored. Outside the main thread
     (a launcher's worker thread) no handler can be set, and the request is never set.

@@ -1,5 +1,5 @@
-"""The run directory before anything is written into it: refused when it cannot be one, and, when a run is
-refused later, removed only as far as this invocation created it.
+"""The run directory (or any output directory) before anything is written into it: refused when it cannot be one,
+and, when a run is refused later, removed only as far as this invocation created it.
 
 Hydra creates `hydra.run.dir` (with its parents) before the run's code starts, so these checks run from a
 Hydra callback (`harness.run.guard`), while the directory does not exist yet.
@@ -11,6 +11,11 @@ import os
 from pathlib import Path
 
 from harness.errors import ConfigError
+from harness.records import MANIFEST_FILE, TRIALS_FILE
+
+# What a run directory may hold before its first manifest: the lock, the log, the records (kept or refused by the
+# resume checks), and a manifest write cut short.
+BEFORE_MANIFEST = ("run.lock", "run.log", TRIALS_FILE, MANIFEST_FILE + ".tmp")
 
 
 def _exists(path: Path) -> bool:
@@ -28,8 +33,11 @@ def _existing_ancestor(path: Path) -> Path:
     return path
 
 
-def check_run_dir(value: str, key: str) -> Path:
-    """The directory `value` names (absolute), or ConfigError saying why it cannot hold a run."""
+def check_output_dir(value: str, key: str) -> Path:
+    """The directory `value` names (absolute), or ConfigError saying why nothing can be written there.
+
+    `key` is the setting or option that named it (hydra.run.dir, --out), for the sentence.
+    """
     if not value.strip():
         raise ConfigError(f"{key} is empty; name a directory, e.g. {key}=results/my-run.")
     if value.startswith("~"):
@@ -38,10 +46,15 @@ def check_run_dir(value: str, key: str) -> Path:
             f"{key}=$HOME{value[1:]}."
         )
     path = Path(os.path.abspath(value))
+    if os.path.islink(path) and not _exists(path):
+        raise ConfigError(
+            f"{key}={value} is a symbolic link to {os.readlink(path)}, which does not exist; create its target or "
+            "name another directory."
+        )
     existing = _existing_ancestor(path)
     if not existing.is_dir():
         what = "is a file" if existing == path else f"is inside {existing}, which is a file"
-        raise ConfigError(f"{key}={value} {what}, not a directory; name a directory for the run.")
+        raise ConfigError(f"{key}={value} {what}, not a directory; name a directory.")
     longest = os.pathconf(existing, "PC_NAME_MAX")
     for part in path.relative_to(existing).parts:
         if len(os.fsencode(part)) > longest:
@@ -58,6 +71,25 @@ def check_run_dir(value: str, key: str) -> Path:
             "another directory."
         )
     return path
+
+
+def check_run_dir_contents(
+    path: Path, label: str, marker: str = MANIFEST_FILE, expected: tuple[str, ...] = BEFORE_MANIFEST
+) -> None:
+    """Refuse an existing directory that holds what no run wrote and not its `marker` (a run's manifest, a sweep's
+    multirun.yaml): a run would write its files among the user's, over a summary.md or report.md of that name.
+
+    `label` names the directory in the sentence ("hydra.run.dir=...").
+    """
+    if not path.is_dir() or (path / marker).exists():
+        return
+    foreign = sorted(entry.name for entry in path.iterdir() if entry.name not in expected)
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        raise ConfigError(
+            f"{label} holds {shown} and no {marker}, so it is not this harness's; a run would write its files among "
+            "them, so choose a new or empty directory."
+        )
 
 
 def first_missing(path: Path) -> Path | None:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from pydantic import ValidationError
 
 from harness.errors import LLMRequestError, MissingAPIKeyError, ModelUnreachableError
 from harness.llm import ModelConfig
@@ -58,9 +59,19 @@ def test_no_server_is_named_with_the_url() -> None:
         check_reachable(model(url), "any-key")
 
 
-def test_a_base_url_without_scheme_is_named() -> None:
-    with pytest.raises(ModelUnreachableError, match="GET localhost:8000/v1/models failed"):
-        check_reachable(model("localhost:8000/v1"), "any-key")
+def test_a_base_url_without_scheme_is_refused_by_the_config() -> None:
+    for url in ("localhost:8000/v1", "not-a-url"):
+        with pytest.raises(ValidationError, match="starts with http:// or https://"):
+            model(url)
+
+
+@pytest.mark.parametrize("url", ["localhost:8000/v1", "not-a-url"])
+def test_an_openai_base_url_without_scheme_from_the_environment_is_named(
+    monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    with pytest.raises(ModelUnreachableError, match=f"GET {url}/models failed"):
+        check_reachable(ModelConfig(name="probe", backend="openai", model="probe-model"), "any-key")
 
 
 def test_an_unset_key_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

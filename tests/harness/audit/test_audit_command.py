@@ -181,6 +181,17 @@ def test_a_mapping_missing_an_env_with_reflections_is_one_sentence(
     assert not (tmp_path / "out").exists()
 
 
+def test_an_out_that_is_a_file_is_refused_before_the_audit_runs(tmp_path: Path) -> None:
+    out = tmp_path / "audit.md"
+    out.write_text("kept\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "harness.audit", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == f"error: --out={out} is a file, not a directory; name a directory.\n"
+    assert out.read_text() == "kept\n"
+
+
 def test_show_prints_a_frozen_environment_with_its_similarities(capsys: pytest.CaptureFixture[str]) -> None:
     main(["show", REFLEXION, "env_22"])
     out = capsys.readouterr().out

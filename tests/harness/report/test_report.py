@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from harness.records import Manifest, RunPlan, TrialLog, TrialRecord, write_manifest
+from harness.records import MANIFEST_FILE, Manifest, RunPlan, TrialLog, TrialRecord, write_manifest
 from harness.metrics.intervals import wilson_interval
 from harness.report import REPORT_FILE, load_runs, write_report
 from harness.report.__main__ import main
@@ -219,16 +220,33 @@ def test_the_command_writes_into_the_single_run_directory(run_b: Path, capsys: p
         (["{a}", "{b}"], "error: 2 run directories given without --out; say where the combined report goes.\n"),
         (["{missing}"], "error: {missing} is not a run directory: it holds neither metrics.json nor trials.jsonl.\n"),
         (["{a}", "{a}", "--out", "{out}"], "error: a run directory is given twice; give each once.\n"),
+        (["{a}", "--out", "{file}"], "error: --out={file} is a file, not a directory; name a directory.\n"),
     ],
 )
 def test_the_command_refuses_bad_input_in_one_sentence(
     run_a: Path, run_b: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], message: str
 ) -> None:
-    paths = {"a": run_a, "b": run_b, "missing": tmp_path / "nothing", "out": tmp_path / "out"}
+    paths = {"a": run_a, "b": run_b, "missing": tmp_path / "nothing", "out": tmp_path / "out", "file": tmp_path / "f"}
+    paths["file"].write_text("kept\n")
     with pytest.raises(SystemExit) as exit_:
         main([argument.format(**paths) for argument in arguments])
     assert exit_.value.code == 2
     assert capsys.readouterr().err == message.format(**paths)
+    assert not (tmp_path / "out").exists() and paths["file"].read_text() == "kept\n"
+
+
+def test_a_truncated_manifest_is_named_in_one_sentence(
+    humaneval_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(humaneval_run, run)
+    manifest = run / MANIFEST_FILE
+    manifest.write_text(manifest.read_text()[:200])
+    with pytest.raises(SystemExit) as exit_:
+        main([str(run), "--out", str(tmp_path / "out")])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: {manifest} is not a readable manifest (Invalid JSON"), err
     assert not (tmp_path / "out").exists()
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
 
 import pytest
 
-from harness.run.interrupt import StopRequest
+from harness.run.interrupt import StopRequest, stop_on_signals
 from harness.run.workers import Played, play_side_by_side
 
 
@@ -55,3 +56,16 @@ def test_an_error_starts_nothing_more_lets_the_running_finish_then_raises() -> N
     with pytest.raises(RuntimeError, match="broken trial"):
         play_side_by_side(jobs, 2, handed.append, StopRequest(), 1.0)
     assert handed == [1], "the running job was kept; no job started after the error"
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_stop_signal_sets_the_request_and_a_second_one_stops_at_once(stop_signal: signal.Signals) -> None:
+    before = signal.getsignal(stop_signal)
+    with stop_on_signals() as stop:
+        os.kill(os.getpid(), stop_signal)
+        time.sleep(0.05)  # the handler runs between bytecodes of this thread
+        assert stop.is_set() and stop.signal == stop_signal
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), stop_signal)
+            time.sleep(0.05)
+    assert signal.getsignal(stop_signal) == before, "the handler was not put back"

@@ -1,0 +1,44 @@
+"""A disk that fills up during the trials: the run ends with one sentence, trials.jsonl holds whole records only,
+no half-written manifest is left beside the old one, and the same command resumes once there is room."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from harness.records import read_manifest, read_trials, records_without_timing
+from tests.runner import REPLAY_CACHE, run_cli
+from tests.test_replay import RECORDED_RUN
+
+# Room for the manifest, run.log and two of the four records (about 4 KB each) of the default replay.
+ROOM = "size=20k"
+
+
+def test_a_full_disk_keeps_every_whole_record_and_the_run_resumes(
+    mount: Callable[..., Path], tmp_path: Path
+) -> None:
+    full = mount("full", ROOM) / "run"
+    result = run_cli(*RECORDED_RUN, f"hydra.run.dir={full}")
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and "Logging error" not in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: could not record trial") and "No space left on device" in last, last
+    assert last.endswith("make room and run the same command to resume.")
+    data = (full / "trials.jsonl").read_bytes()
+    assert data.endswith(b"\n"), "a torn record was left"
+    kept = read_trials(full)
+    assert 1 <= len(kept) < 4
+    assert not list(full.glob("*.tmp"))
+    manifest = read_manifest(full)
+    # "failed" when the disk still took the manifest; else the old one stands ("running"), which resumes the same.
+    assert manifest is not None and manifest.status in ("failed", "running")
+
+    roomy = tmp_path / "moved"
+    shutil.copytree(full, roomy)
+    resumed = run_cli(*RECORDED_RUN, f"hydra.run.dir={roomy}")
+    assert resumed.returncode == 0, resumed.stderr
+    records = read_trials(roomy)
+    assert len(records) == 4
+    final = records_without_timing(records)
+    assert all(record in final for record in records_without_timing(kept)), "a record kept on the full disk changed"
