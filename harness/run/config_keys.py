@@ -13,8 +13,6 @@ from typing import Any, Union, get_args, get_origin
 import yaml
 from pydantic import BaseModel
 
-from harness.domains.alfworld.config import AlfworldEnvConfig
-from harness.domains.humaneval.config import HumanEvalEnvConfig
 from harness.errors import ConfigError
 from harness.llm import ModelConfig
 from harness.reflection import available_sources, get_source
@@ -25,6 +23,7 @@ from harness.run.config import (
     LLMSettings,
     PlantedRefusalConfig,
     ResumeSettings,
+    RunConfig,
     TOP_LEVEL_KEYS,
 )
 
@@ -48,7 +47,7 @@ def _fields(models: list[type[BaseModel]]) -> Level:
 
 
 SECTION_MODELS: Level = {
-    "env": [AlfworldEnvConfig, HumanEvalEnvConfig],
+    "env": models_of(RunConfig.model_fields["env"].annotation),  # every domain's env config, from the union
     "model": [ModelConfig],
     "experiment": [ExperimentConfig],
     "llm": [LLMSettings],

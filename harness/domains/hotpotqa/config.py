@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 QuestionType = Literal["bridge", "comparison"]
 QuestionLevel = Literal["easy", "medium", "hard"]
@@ -25,4 +25,4 @@ class HotpotQAEnvConfig(BaseModel):
     )
     types: list[QuestionType] = Field(default_factory=list, description="Keep these question types; empty = both.")
     levels: list[QuestionLevel] = Field(default_factory=list, description="Keep these levels; empty = all.")
-    first_n: int | None = Field(None, ge=1, description="Keep the first N questions after the other filters.")
+    first_n: StrictInt | None = Field(None, ge=1, description="Keep the first N questions after the other filters.")
