@@ -121,10 +121,16 @@ def test_a_signal_ignored_by_the_caller_stays_ignored(tmp_path: Path) -> None:
         time.sleep(0.01)
     process.send_signal(signal.SIGINT)
     time.sleep(STOP_GRACE_S + 1)
-    assert process.poll() is None, process.stderr.read() if process.stderr else ""
+    if process.poll() is not None:  # a fast machine plays the 9 trials in those seconds: then it must have finished
+        manifest = read_manifest(run_dir)
+        assert process.returncode == 0 and manifest is not None and manifest.status == "finished"
+        return
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=120)
-    assert process.returncode == 128 + signal.SIGTERM.value, stderr
+    manifest = read_manifest(run_dir)
+    # Past its trials (manifest finished) the run writes its report with the default handlers back in place.
+    finished = manifest is not None and manifest.status == "finished"
+    assert process.returncode == 128 + signal.SIGTERM.value or (finished and process.returncode == -15), stderr
 
 
 @pytest.mark.parametrize("delay_s", [0.5, 2.0], ids=["while loading", "while planning"])
@@ -141,6 +147,10 @@ def test_a_signal_before_the_run_began_is_one_line_and_writes_nothing(tmp_path: 
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr
-    assert stderr.strip().splitlines()[-1].startswith("interrupted: stopped at once"), stderr
     assert "Traceback" not in stderr
-    assert list(tmp_path.iterdir()) == []
+    last = stderr.strip().splitlines()[-1]
+    if list(tmp_path.iterdir()):  # startup was done before the signal: the run began, and says it was interrupted
+        manifest = read_manifest(tmp_path / "run")
+        assert manifest is not None and manifest.status == "interrupted" and last.startswith("interrupted:"), stderr
+        return
+    assert last.startswith("interrupted: stopped at once"), stderr

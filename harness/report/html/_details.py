@@ -94,6 +94,7 @@ def attempt_block(attempt: CodeAttempt) -> DetailBlock:
 def record_blocks(record: TrialRecord) -> list[DetailBlock]:
     """Every block of a trial record, the reflection's first."""
     blocks = reflection_blocks(record.reflection_details)
-    if record.attempt_details is not None:
+    # Only code attempts carry verdicts to show; other domains' evidence (HotpotQA's answers) is in the trajectory.
+    if isinstance(record.attempt_details, CodeAttempt):
         blocks.append(attempt_block(record.attempt_details))
     return blocks
