@@ -83,6 +83,10 @@ def check_run_dir_contents(
     """
     if not path.is_dir() or (path / marker).exists():
         return
+    if TRIALS_FILE in expected and (path / TRIALS_FILE).exists():
+        # A run's records whose manifest is gone: the resume check names them and offers their adoption, which
+        # rewrites this run's own reports beside them.
+        return
     foreign = sorted(entry.name for entry in path.iterdir() if entry.name not in expected)
     if foreign:
         shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
