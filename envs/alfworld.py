@@ -252,15 +252,24 @@ def _alfworld_data_env() -> Iterator[None]:
         os.environ.pop("ALFWORLD_DATA", None)
 
 
+def load_engine() -> None:
+    """Import the engine (seconds: textworld parses its knowledge base on import) and install its memos, as
+    the first episode would; an engine worker does it as it starts, before its first request."""
+    with _alfworld_data_env():
+        import alfworld.agents.environment.alfred_tw_env  # noqa: F401
+    import textworld.envs.wrappers  # noqa: F401
+
+    install_memos()
+
+
 def _start_engine(game_file: Path, policy_commands: bool) -> Any:
     """A textworld engine with the wrappers ALFWorld's AlfredTWEnv uses at eval time, so the text is
     what Reflexion saw; Filter turns its states into (observation, infos) as textworld.gym does."""
-    with _alfworld_data_env():
-        from alfworld.agents.environment.alfred_tw_env import AlfredDemangler, AlfredInfos
+    load_engine()
+    from alfworld.agents.environment.alfred_tw_env import AlfredDemangler, AlfredInfos
     import textworld
     from textworld.envs.wrappers import Filter
 
-    install_memos()
     infos = textworld.EnvInfos(won=True, admissible_commands=True, policy_commands=policy_commands)
     return textworld.start(str(game_file), infos, wrappers=[AlfredDemangler(shuffle=False), AlfredInfos, Filter])
 

@@ -1,11 +1,14 @@
-"""Two pure functions of the ALFWorld engine, computed once per process for each input.
+"""textworld's engine made cheaper where its text cannot change: pure functions computed once per process for
+each input, and one copy that copied what is never changed.
 
 textworld's PddlEnv builds a `PddlState` in `load` and again in `reset`, and each one runs fast_downward's
 PDDL-to-SAS translation of the game twice (plain, and optimized for replanning): four translations of the same
 text per reset, three quarters of its time. textworld's text generation parses every template it derives
-(an action's command, its feedback rule) with tatsu, at every step, though a run uses a few dozen templates.
-Both results depend on their text arguments only, so the first result is reused: translations for the reset
-after `load` and every later trial of the same game, parses for every step after the first.
+(an action's command, its feedback rule) with tatsu, and every condition in them with textworld.logic's tatsu
+grammar, at every step, though a run uses a few dozen templates. These results depend on their text arguments
+only, so the first result is reused: translations for the reset after `load` and every later trial of the same
+game, parses for every step after the first. And textgen deep-copies a context's variables and mapping for every
+symbol it derives, though it only adds entries to them (see `copy_context_keeping_values`).
 
 A game's first reset in a process still translates it. With a translations folder configured
 (`env.translation_cache`), each translation is also kept on disk, keyed by the texts and the translator's
@@ -29,6 +32,8 @@ from typing import Any
 
 CACHED_TRANSLATIONS = 128
 """Translations kept, two per game: a run's concurrent games fit; an older game is translated again."""
+CACHED_LOGIC_PARSES = 4096
+"""textworld.logic parses kept: every condition of the grammar and the rules, with room for game-specific text."""
 
 _lock = threading.Lock()
 _installed: dict[str, Any] = {}
@@ -104,14 +109,32 @@ def keep_translations_in(directory: Path | None) -> None:
     _translations_dir[0] = directory
 
 
+def copy_context_keeping_values(context: dict[str, Any]) -> dict[str, Any]:
+    """textgen's `copy_context` with new `variables` and `mapping` dicts over the same values.
+
+    textgen only adds entries to a copied context's dicts (`query` binds a condition's placeholders); the values,
+    entity infos and logic variables, are only read, by the grammar's expressions (`o.name`, `r.indefinite`, string
+    sums over them in every game). Deep-copying them was half of a step's CPU.
+    """
+    return {
+        "state": context["state"],
+        "facts": context["facts"],
+        "variables": dict(context["variables"]),
+        "mapping": dict(context["mapping"]),
+        "entity_infos": context["entity_infos"],
+    }
+
+
 def install_memos() -> dict[str, Any]:
-    """Route textworld's translation and template parsing through process-wide memos (idempotent).
+    """Route textworld's translation, template and condition parsing through process-wide memos, and textgen's
+    context copies through `copy_context_keeping_values` (idempotent).
 
     Callers hold the engine lock: neither fast_downward nor tatsu's parsers are thread-safe, nor are the memos.
     The translated task is only read by PddlState (actions, objects, init facts, types), so one result backs
-    every state built from the same game; parsed templates are copied, as textgen mutates what it derives.
+    every state built from the same game; parses are copied, as textgen mutates what it derives.
     """
     import fast_downward
+    import textworld.logic
     from textworld.envs.pddl import textgen
 
     with _lock:
@@ -123,7 +146,10 @@ def install_memos() -> dict[str, Any]:
                 _installed["persisted"] = translate
             translation = Memo(translate, capacity=CACHED_TRANSLATIONS)
             parse = Memo(textgen._parse_and_convert, copies=True)
+            logic_parse = Memo(textworld.logic._parse_and_convert, capacity=CACHED_LOGIC_PARSES, copies=True)
             fast_downward.pddl2sas = translation
             textgen._parse_and_convert = parse
-            _installed.update(translation=translation, parse=parse)
+            textworld.logic._parse_and_convert = logic_parse
+            textgen.copy_context = copy_context_keeping_values
+            _installed.update(translation=translation, parse=parse, logic_parse=logic_parse)
     return dict(_installed)

@@ -66,6 +66,7 @@ class EngineWorker:
         self.live = 0
         """Episodes open on this worker (guarded by the pool's lock)."""
         self.dead: str | None = None
+        self._answered = False
 
     def call(self, request: Request, game_id: str) -> Reply:
         """Send one request and wait for its reply; a worker that dies meanwhile is named in one sentence."""
@@ -74,6 +75,7 @@ class EngineWorker:
                 try:
                     self._connection.send(request)
                     reply: Reply = self._connection.recv()
+                    self._answered = True
                     return reply
                 except (EOFError, OSError):
                     self.dead = self.dead or _ended(self.process)
@@ -92,6 +94,10 @@ class EngineWorker:
         self._socket.close()
         with self._lock:
             self._connection.close()
+            if not self._answered:
+                # Still loading its engine (a run refused after warm_up): it holds nothing, and would only
+                # notice the hang-up once loaded, seconds later.
+                self.process.kill()
         try:
             self.process.wait(timeout=STOP_WAIT_S)
         except subprocess.TimeoutExpired:
@@ -137,6 +143,14 @@ class EngineWorkers:
     def _release(self, worker: EngineWorker) -> None:
         with self._lock:
             worker.live -= 1
+
+    def start(self, count: int) -> None:
+        """Start workers until `count` (at most size) are running; each loads its engine while the caller goes on."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the engine pool is closed")
+            while len(self._workers) < min(count, self.size):
+                self._workers.append(EngineWorker(len(self._workers), self.translations))
 
     def episode(
         self, game: AlfworldGame, max_episode_steps: int | None = 50, policy_commands: bool = False

@@ -18,7 +18,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from envs.alfworld import AlfworldEpisode, AlfworldGame
+from envs.alfworld import AlfworldEpisode, AlfworldGame, load_engine
 from envs.alfworld_memos import keep_translations_in
 
 
@@ -83,7 +83,14 @@ def _picklable(error: BaseException) -> BaseException:
 
 
 def serve(connection: Connection) -> None:
-    """Answer requests until the parent hangs up."""
+    """Load the engine, then answer requests until the parent hangs up."""
+    # Loaded before the first request arrives, while the run is still starting; an engine that cannot be
+    # loaded is the answer to every request, as it would have been in the run's own process.
+    try:
+        load_engine()
+        broken: BaseException | None = None
+    except Exception as error:
+        broken = _picklable(error)
     episodes: dict[int, AlfworldEpisode] = {}
     while True:
         try:
@@ -92,6 +99,8 @@ def serve(connection: Connection) -> None:
             return
         started = time.process_time()
         try:
+            if broken is not None:
+                raise broken
             reply = Reply(handle(request, episodes), None, 0.0)
         except Exception as error:
             reply = Reply(None, _picklable(error), 0.0)

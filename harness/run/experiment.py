@@ -62,6 +62,25 @@ class Experiment:
         self.config = config
         self.run_dir = run_dir
         self.domain = build_domain(config.env)
+        # What the loop's trials need gets ready while the models are set up and the run directory is checked.
+        self.domain.warm_up(config.experiment.max_concurrency)
+        try:
+            self._prepare(config, run_dir)
+        except BaseException:
+            self.domain.close()
+            raise
+        self.settings = LoopSettings(
+            trials=config.experiment.trials,
+            max_concurrency=config.experiment.max_concurrency,
+            seed=config.experiment.seed,
+        )
+        self.plan = RunPlan(
+            conditions=[c.name for c in config.conditions],
+            tasks=self.domain.task_ids(),
+            trials=config.experiment.trials,
+        )
+
+    def _prepare(self, config: RunConfig, run_dir: Path) -> None:
         check_models(config)
         # One store per run: every model reads the same file, so it is loaded once.
         models = [model for c in config.conditions for model in (c.actor, c.reflector)]
@@ -80,16 +99,6 @@ class Experiment:
         except BaseException:
             self.lock.release()
             raise
-        self.settings = LoopSettings(
-            trials=config.experiment.trials,
-            max_concurrency=config.experiment.max_concurrency,
-            seed=config.experiment.seed,
-        )
-        self.plan = RunPlan(
-            conditions=[c.name for c in config.conditions],
-            tasks=self.domain.task_ids(),
-            trials=config.experiment.trials,
-        )
 
     def run(self) -> RunSummary:
         """Play every pending trial, then write metrics and summary; the run directory is released after.

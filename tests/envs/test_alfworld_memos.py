@@ -35,9 +35,14 @@ print(json.dumps({"text": text, "reads": getattr(persisted, "reads", None), "wri
 """
 
 
-def play(*args: str) -> dict:
+# Prepended to PLAY: textworld as installed, nothing memoized or replaced.
+WITHOUT_MEMOS = "import envs.alfworld\nenvs.alfworld.install_memos = lambda: {}\n"
+
+
+def play(*args: str, memos: bool = True) -> dict:
+    script = PLAY if memos else WITHOUT_MEMOS + PLAY
     run = subprocess.run(
-        [sys.executable, "-c", PLAY, GAME, *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", script, GAME, *args], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert run.returncode == 0, run.stderr[-2000:]
     return json.loads(run.stdout.strip().splitlines()[-1])
@@ -52,6 +57,18 @@ def test_a_second_reset_of_a_game_translates_nothing() -> None:
         episode.reset()
     assert memos["translation"].misses == misses, "a second reset of the same game translated it again"
     assert memos["parse"].hits > 0
+
+
+def test_the_memos_change_no_text_and_are_used() -> None:
+    memos = install_memos()
+    game = next(g for g in list_games() if g.game_id == GAME)
+    with AlfworldEpisode(game, max_episode_steps=None) as episode:
+        episode.reset()
+        before = memos["logic_parse"].hits
+        episode.step("look")
+        episode.step("inventory")
+    assert memos["logic_parse"].hits > before, "the grammar's conditions were parsed again at every step"
+    assert play(memos=False)["text"] == play()["text"]
 
 
 def test_a_translations_folder_serves_the_next_process_the_same_text(tmp_path: Path) -> None:

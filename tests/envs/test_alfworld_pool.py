@@ -110,3 +110,26 @@ def test_a_worker_left_open_ends_when_its_parent_hangs_up(games: list[AlfworldGa
     assert gone(pid)
     with pytest.raises(EngineWorkerError, match="was stopped as the run ended"):
         episode.step("look")
+
+
+def test_workers_started_ahead_serve_the_episodes_and_a_loading_one_is_stopped_at_once(
+    games: list[AlfworldGame],
+) -> None:
+    pool = EngineWorkers(2)
+    try:
+        pool.start(5)
+        started = pool.pids()
+        assert len(started) == 2, "start() never goes past the pool's size"
+        with pool.episode(games[0]) as first, pool.episode(games[1]) as second:
+            first.reset()
+            second.reset()
+            assert pool.pids() == started, "the episodes ran on the workers started ahead"
+    finally:
+        pool.close()
+    assert all(gone(pid) for pid in started)
+
+    loading = EngineWorkers(2)
+    loading.start(2)
+    workers = list(loading._workers)
+    loading.close()  # as a run refused right after warm_up: nothing asked yet, so nothing to wait for
+    assert [worker.process.returncode for worker in workers] == [-signal.SIGKILL] * 2

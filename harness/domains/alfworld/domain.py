@@ -87,6 +87,10 @@ class AlfworldDomain(Domain):
             env_cpu_s=env_cpu_seconds,
         )
 
+    def warm_up(self, concurrency: int) -> None:
+        if self._workers is not None:
+            self._workers.start(concurrency)
+
     def close(self) -> None:
         if self._workers is not None:
             self._workers.close()
