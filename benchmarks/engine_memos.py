@@ -1,4 +1,4 @@
-"""Benchmark and proof: the engine's memos (envs/alfworld_memos.py) change no text and save CPU, on every game.
+"""Benchmark and proof: the engine's memos and copies (envs/alfworld_memos.py) change no text, save CPU, on every game.
 
     python -m benchmarks.engine_memos [--games 134] [--plan-steps 60]
 

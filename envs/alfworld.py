@@ -7,10 +7,7 @@ loader orders games by filesystem walk and a seeded shuffle, which differs betwe
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -21,11 +18,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from envs._names import closest_names
-from envs.alfworld_memos import install_memos
+from envs.alfworld_engine import DEFAULT_DATA_DIR, ENGINE_LOCK, ENGINES, kept_argv
 from harness.errors import GameFileError, GameNotFoundError
 
-DEFAULT_DATA_DIR: Path = Path(__file__).resolve().parents[1] / "data" / "alfworld"
-"""The project's copy of the ALFWorld data; holds `json_2.1.1/valid_unseen/` and `sets/`."""
 
 SPLIT_DIR = Path("json_2.1.1") / "valid_unseen"
 SETS_SUBDIR = "sets"
@@ -223,82 +218,6 @@ class StepResult(BaseModel):
     )
 
 
-# One engine call at a time per process: fast_downward's PDDL translation (every load and reset)
-# rebinds sys.argv and sets module-level options, and textworld parses text on every reset and step
-# with module-level tatsu parsers that break when two threads share them.
-_ENGINE_LOCK = threading.Lock()
-
-
-@contextmanager
-def _kept_argv() -> Iterator[None]:
-    argv = sys.argv
-    try:
-        yield
-    finally:
-        sys.argv = argv
-
-
-@contextmanager
-def _alfworld_data_env() -> Iterator[None]:
-    """Importing alfworld creates and exports $ALFWORLD_DATA (default ~/.cache/alfworld); playing a
-    game file needs neither, so point it at the project's data for the import and unset it after."""
-    if "alfworld" in sys.modules or "ALFWORLD_DATA" in os.environ:
-        yield
-        return
-    os.environ["ALFWORLD_DATA"] = str(DEFAULT_DATA_DIR)
-    try:
-        yield
-    finally:
-        os.environ.pop("ALFWORLD_DATA", None)
-
-
-def load_engine() -> None:
-    """Import the engine (seconds: textworld parses its knowledge base on import) and install its memos, as
-    the first episode would; an engine worker does it as it starts, before its first request."""
-    with _alfworld_data_env():
-        import alfworld.agents.environment.alfred_tw_env  # noqa: F401
-    import textworld.envs.wrappers  # noqa: F401
-
-    install_memos()
-
-
-def _start_engine(game_file: Path, policy_commands: bool) -> Any:
-    """A textworld engine with the wrappers ALFWorld's AlfredTWEnv uses at eval time, so the text is
-    what Reflexion saw; Filter turns its states into (observation, infos) as textworld.gym does."""
-    load_engine()
-    from alfworld.agents.environment.alfred_tw_env import AlfredDemangler, AlfredInfos
-    import textworld
-    from textworld.envs.wrappers import Filter
-
-    infos = textworld.EnvInfos(won=True, admissible_commands=True, policy_commands=policy_commands)
-    return textworld.start(str(game_file), infos, wrappers=[AlfredDemangler(shuffle=False), AlfredInfos, Filter])
-
-
-class _EnginePool:
-    """Idle engines, by whether they report the planner's plan.
-
-    Every engine loads its own copy of fast_downward's 34 MB libdownward.so and never unloads it, so
-    an engine per episode grows the process by about 5 MB a game (thousands of games in a run).
-    Episodes borrow an idle engine and give it back on close; loading a game resets it fully.
-    """
-
-    def __init__(self) -> None:
-        self._idle: dict[bool, list[Any]] = {False: [], True: []}
-        self._lock = threading.Lock()
-
-    def take(self, game_file: Path, policy_commands: bool) -> Any:
-        with self._lock:
-            idle = self._idle[policy_commands]
-            if idle:
-                return idle.pop()
-        return _start_engine(game_file, policy_commands)
-
-    def give(self, engine: Any, policy_commands: bool) -> None:
-        with self._lock:
-            self._idle[policy_commands].append(engine)
-
-
-_ENGINES = _EnginePool()
 
 
 _E = TypeVar("_E", bound="ClosingEpisode")
@@ -372,9 +291,9 @@ class AlfworldEpisode(ClosingEpisode):
     def reset(self) -> StepResult:
         """Start (or restart) the game and return its opening text."""
         started = time.perf_counter()
-        with _ENGINE_LOCK, _kept_argv(), self._cpu():
+        with ENGINE_LOCK, kept_argv(), self._cpu():
             if self._engine is None:
-                self._engine = _ENGINES.take(self.game.game_file, self.policy_commands)
+                self._engine = ENGINES.take(self.game.game_file, self.policy_commands)
             engine, self._engine = self._engine, None  # a half-loaded engine is dropped, not pooled
             engine.load(str(self.game.game_file))
             observation, infos = engine.reset()
@@ -392,7 +311,7 @@ class AlfworldEpisode(ClosingEpisode):
             # textworld.gym would silently repeat the last observation.
             raise RuntimeError(f"{self.game.game_id}: step({action!r}) after the episode is done.")
         started = time.perf_counter()
-        with _ENGINE_LOCK, _kept_argv(), self._cpu():
+        with ENGINE_LOCK, kept_argv(), self._cpu():
             observation, _score, game_over, infos = self._engine.step(action)
         self.step_seconds += time.perf_counter() - started
         self.steps += 1
@@ -403,5 +322,5 @@ class AlfworldEpisode(ClosingEpisode):
     def close(self) -> None:
         """Give the engine back for the next episode; safe to call twice."""
         if self._engine is not None:
-            _ENGINES.give(self._engine, self.policy_commands)
+            ENGINES.give(self._engine, self.policy_commands)
             self._engine = None

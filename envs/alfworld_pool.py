@@ -1,6 +1,6 @@
 """ALFWorld engines in worker processes, so concurrent episodes run on every core instead of under one GIL.
 
-The engine is pure Python and not thread-safe (see envs/alfworld.py), so in one process episodes take turns.
+The engine is pure Python and not thread-safe (see envs/alfworld_engine.py), so in one process episodes take turns.
 An `EngineWorkers` pool starts up to `size` worker processes (envs/alfworld_worker.py) as episodes need them;
 each episode is pinned to one worker for its life, and a thread waiting on its worker holds no lock but that
 worker's. A worker plays the same game file through the same code as the in-process engine, so the text is

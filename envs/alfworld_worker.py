@@ -18,7 +18,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from envs.alfworld import AlfworldEpisode, AlfworldGame, load_engine
+from envs.alfworld import AlfworldEpisode, AlfworldGame
+from envs.alfworld_engine import load_engine
 from envs.alfworld_memos import keep_translations_in
 
 

@@ -1,0 +1,93 @@
+"""The textworld engine inside one process: loading it, one call at a time, and reusing idle engines."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from envs.alfworld_memos import install_memos
+
+DEFAULT_DATA_DIR: Path = Path(__file__).resolve().parents[1] / "data" / "alfworld"
+"""The project's copy of the ALFWorld data; holds `json_2.1.1/valid_unseen/` and `sets/`."""
+
+# One engine call at a time per process: fast_downward's PDDL translation (every load and reset)
+# rebinds sys.argv and sets module-level options, and textworld parses text on every reset and step
+# with module-level tatsu parsers that break when two threads share them.
+ENGINE_LOCK = threading.Lock()
+
+
+@contextmanager
+def kept_argv() -> Iterator[None]:
+    argv = sys.argv
+    try:
+        yield
+    finally:
+        sys.argv = argv
+
+
+@contextmanager
+def _alfworld_data_env() -> Iterator[None]:
+    """Importing alfworld creates and exports $ALFWORLD_DATA (default ~/.cache/alfworld); playing a
+    game file needs neither, so point it at the project's data for the import and unset it after."""
+    if "alfworld" in sys.modules or "ALFWORLD_DATA" in os.environ:
+        yield
+        return
+    os.environ["ALFWORLD_DATA"] = str(DEFAULT_DATA_DIR)
+    try:
+        yield
+    finally:
+        os.environ.pop("ALFWORLD_DATA", None)
+
+
+def load_engine() -> None:
+    """Import the engine (seconds: textworld parses its knowledge base on import) and install its memos, as
+    the first episode would; an engine worker does it as it starts, before its first request."""
+    with _alfworld_data_env():
+        import alfworld.agents.environment.alfred_tw_env  # noqa: F401
+    import textworld.envs.wrappers  # noqa: F401
+
+    install_memos()
+
+
+def _start_engine(game_file: Path, policy_commands: bool) -> Any:
+    """A textworld engine with the wrappers ALFWorld's AlfredTWEnv uses at eval time, so the text is
+    what Reflexion saw; Filter turns its states into (observation, infos) as textworld.gym does."""
+    load_engine()
+    from alfworld.agents.environment.alfred_tw_env import AlfredDemangler, AlfredInfos
+    import textworld
+    from textworld.envs.wrappers import Filter
+
+    infos = textworld.EnvInfos(won=True, admissible_commands=True, policy_commands=policy_commands)
+    return textworld.start(str(game_file), infos, wrappers=[AlfredDemangler(shuffle=False), AlfredInfos, Filter])
+
+
+class EnginePool:
+    """Idle engines, by whether they report the planner's plan.
+
+    Every engine loads its own copy of fast_downward's 34 MB libdownward.so and never unloads it, so
+    an engine per episode grows the process by about 5 MB a game (thousands of games in a run).
+    Episodes borrow an idle engine and give it back on close; loading a game resets it fully.
+    """
+
+    def __init__(self) -> None:
+        self._idle: dict[bool, list[Any]] = {False: [], True: []}
+        self._lock = threading.Lock()
+
+    def take(self, game_file: Path, policy_commands: bool) -> Any:
+        with self._lock:
+            idle = self._idle[policy_commands]
+            if idle:
+                return idle.pop()
+        return _start_engine(game_file, policy_commands)
+
+    def give(self, engine: Any, policy_commands: bool) -> None:
+        with self._lock:
+            self._idle[policy_commands].append(engine)
+
+
+ENGINES = EnginePool()
