@@ -101,9 +101,9 @@ def translate_all(games: list[Any]) -> None:
 
 def worker(side: str, folder: Path, games: int, plan_steps: int) -> None:
     """One side: play the games and print one JSON line per game, then the persisted-cache figures."""
-    import envs.alfworld
+    import envs.alfworld_engine
     from envs.alfworld import list_games
-    from envs.alfworld_memos import keep_translations_in
+    from envs.alfworld_memos import keep_translations_in, memos_installed
 
     chosen = list_games()[:games]
     keep_translations_in(folder)
@@ -111,9 +111,11 @@ def worker(side: str, folder: Path, games: int, plan_steps: int) -> None:
         translate_all(chosen)
         return
     if side == "without":
-        envs.alfworld.install_memos = lambda: {}  # the one difference between the two sides
+        envs.alfworld_engine.install_memos = lambda: {}  # the one difference between the two sides
     for game in chosen:
         print(json.dumps(play_game(game, plan_steps)), flush=True)
+    if memos_installed() != (side == "with"):
+        raise RuntimeError(f"the {side!r} side played {'without' if side == 'with' else 'with'} the memos")
     if side == "with":
         print(json.dumps({"persisted": persisted_cache_figures(chosen)}), flush=True)
 

@@ -125,6 +125,11 @@ def copy_context_keeping_values(context: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def memos_installed() -> bool:
+    """Whether this process plays through the memos (install_memos has run)."""
+    return bool(_installed)
+
+
 def install_memos() -> dict[str, Any]:
     """Route textworld's translation, template and condition parsing through process-wide memos, and textgen's
     context copies through `copy_context_keeping_values` (idempotent).

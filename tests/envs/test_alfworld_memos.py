@@ -19,7 +19,7 @@ PLAY = """
 import json, sys
 from pathlib import Path
 from envs.alfworld import AlfworldEpisode, list_games
-from envs.alfworld_memos import install_memos, keep_translations_in
+from envs.alfworld_memos import install_memos, keep_translations_in, memos_installed
 keep_translations_in(Path(sys.argv[2]) if len(sys.argv) > 2 else None)
 game = next(g for g in list_games() if g.game_id == sys.argv[1])
 text = []
@@ -29,14 +29,16 @@ with AlfworldEpisode(game, max_episode_steps=None, policy_commands=True) as epis
     for action in ["look", result.policy_commands[0], "fly to the moon"]:
         result = episode.step(action)
         text.append([result.observation, list(result.admissible_commands), list(result.policy_commands)])
+memoized = memos_installed()
 memos = install_memos()
 persisted = memos.get("persisted")
-print(json.dumps({"text": text, "reads": getattr(persisted, "reads", None), "writes": getattr(persisted, "writes", None)}))
+reads, writes = getattr(persisted, "reads", None), getattr(persisted, "writes", None)
+print(json.dumps({"text": text, "memoized": memoized, "reads": reads, "writes": writes}))
 """
 
 
 # Prepended to PLAY: textworld as installed, nothing memoized or replaced.
-WITHOUT_MEMOS = "import envs.alfworld\nenvs.alfworld.install_memos = lambda: {}\n"
+WITHOUT_MEMOS = "import envs.alfworld_engine\nenvs.alfworld_engine.install_memos = lambda: {}\n"
 
 
 def play(*args: str, memos: bool = True) -> dict:
@@ -68,7 +70,9 @@ def test_the_memos_change_no_text_and_are_used() -> None:
         episode.step("look")
         episode.step("inventory")
     assert memos["logic_parse"].hits > before, "the grammar's conditions were parsed again at every step"
-    assert play(memos=False)["text"] == play()["text"]
+    without, memoized = play(memos=False), play()
+    assert (without["memoized"], memoized["memoized"]) == (False, True)
+    assert without["text"] == memoized["text"]
 
 
 def test_a_translations_folder_serves_the_next_process_the_same_text(tmp_path: Path) -> None:
