@@ -79,6 +79,20 @@ class CotTrial(BaseModel):
     attempt: QuestionAttempt
 
 
+def finish_answer(parsed: tuple[str, str] | None) -> str | None:
+    """The answer of a Finish[answer] action; None for any other action or none parsed."""
+    return parsed[1] if parsed is not None and parsed[0] == FINISH else None
+
+
+def end_reason_of(attempt: QuestionAttempt, correct: bool) -> str:
+    """How a trial that got as far as an action ended: unparsed, no Finish, or the verdict of its answer."""
+    if attempt.action_type is None:
+        return UNPARSED_ACTION
+    if attempt.answer is None:
+        return NO_FINISH
+    return CORRECT if correct else INCORRECT
+
+
 def observation_of(parsed: tuple[str, str] | None, correct: bool) -> str:
     """What follows `Observation: `: the verdict of a Finish, nothing for any other action (Reflexion prints none)."""
     if parsed is None or parsed[0] != FINISH:
@@ -107,16 +121,10 @@ def play_cot_trial(
         )
         return CotTrial(trajectory=[], success=False, end_reason=CONTEXT_OVERFLOW, attempt=attempt)
     parsed = parse_action(action)
-    answer = parsed[1] if parsed is not None and parsed[0] == FINISH else None
+    answer = finish_answer(parsed)
     correct = answer is not None and exact_match(answer, question.answer)
     observation = observation_of(parsed, correct)
     scratchpad += " " + action + "\nObservation: " + observation
-    if parsed is None:
-        end_reason = UNPARSED_ACTION
-    elif answer is None:
-        end_reason = NO_FINISH
-    else:
-        end_reason = CORRECT if correct else INCORRECT
     attempt = QuestionAttempt(
         thought=thought,
         action=action,
@@ -128,6 +136,6 @@ def play_cot_trial(
     return CotTrial(
         trajectory=[Step(action=action, observation=observation)],
         success=correct,
-        end_reason=end_reason,
+        end_reason=end_reason_of(attempt, correct),
         attempt=attempt,
     )

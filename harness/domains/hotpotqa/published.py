@@ -18,8 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from harness.audit.hotpotqa import LoggedAttempt, parse_text_log, run_strategy, text_log_skip_reason
-from harness.domains.hotpotqa.agent import FINISH, observation_of, parse_action
-from harness.domains.hotpotqa.agent import CORRECT, INCORRECT, NO_FINISH, UNPARSED_ACTION
+from harness.domains.hotpotqa.agent import end_reason_of, finish_answer, observation_of, parse_action
 from harness.domains.hotpotqa.models import QuestionAttempt
 from harness.domains.hotpotqa.questions import load_questions
 from harness.errors import HarnessError
@@ -49,7 +48,7 @@ def _attempt(block: str, correct: bool, earlier: list[str]) -> tuple[QuestionAtt
     thought = thoughts[-1] if thoughts else ""
     action = actions[-1] if actions else None
     parsed = parse_action(action) if action is not None else None
-    answer = parsed[1] if parsed is not None and parsed[0] == FINISH else None
+    answer = finish_answer(parsed)
     scratchpad, steps = f"\nThought: {thought}", []
     if action is not None:
         observation = observation_of(parsed, correct)
@@ -64,14 +63,6 @@ def _attempt(block: str, correct: bool, earlier: list[str]) -> tuple[QuestionAtt
         scratchpad=scratchpad,
     )
     return attempt, steps
-
-
-def _end_reason(attempt: QuestionAttempt, success: bool) -> str:
-    if attempt.action_type is None:
-        return UNPARSED_ACTION
-    if attempt.answer is None:
-        return NO_FINISH
-    return CORRECT if success else INCORRECT
 
 
 def _played(attempts: Sequence[tuple[LoggedAttempt, str]]) -> list[tuple[int, LoggedAttempt, str]]:
@@ -124,7 +115,7 @@ def published_records(log: Path) -> list[TrialRecord]:
                     condition=condition,
                     trial=trial - first,
                     success=success,
-                    end_reason=_end_reason(evidence, success),
+                    end_reason=end_reason_of(evidence, success),
                     steps=len(trajectory),
                     task_text=question,  # as the log prints it
                     trajectory=trajectory,
