@@ -293,7 +293,7 @@ class AlfworldEpisode(ClosingEpisode):
         started = time.perf_counter()
         with ENGINE_LOCK, kept_argv(), self._cpu():
             if self._engine is None:
-                self._engine = ENGINES.take(self.game.game_file, self.policy_commands)
+                self._engine = ENGINES.take(self.policy_commands)
             engine, self._engine = self._engine, None  # a half-loaded engine is dropped, not pooled
             engine.load(str(self.game.game_file))
             observation, infos = engine.reset()

@@ -10,7 +10,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from envs.alfworld_memos import install_memos
+from envs.alfworld_memos import install_memos, memos_installed
+from envs.alfworld_replanning import skip_replanning
 
 DEFAULT_DATA_DIR: Path = Path(__file__).resolve().parents[1] / "data" / "alfworld"
 """The project's copy of the ALFWorld data; holds `json_2.1.1/valid_unseen/` and `sets/`."""
@@ -54,16 +55,25 @@ def load_engine() -> None:
     install_memos()
 
 
-def _start_engine(game_file: Path, policy_commands: bool) -> Any:
+def _start_engine(policy_commands: bool) -> Any:
     """A textworld engine with the wrappers ALFWorld's AlfredTWEnv uses at eval time, so the text is
-    what Reflexion saw; Filter turns its states into (observation, infos) as textworld.gym does."""
+    what Reflexion saw; Filter turns its states into (observation, infos) as textworld.gym does.
+
+    Built as textworld.start builds a .tw-pddl game's engine, but without its load: every reset loads its game.
+    """
     load_engine()
     from alfworld.agents.environment.alfred_tw_env import AlfredDemangler, AlfredInfos
     import textworld
+    from textworld.envs.pddl import PddlEnv
     from textworld.envs.wrappers import Filter
 
-    infos = textworld.EnvInfos(won=True, admissible_commands=True, policy_commands=policy_commands)
-    return textworld.start(str(game_file), infos, wrappers=[AlfredDemangler(shuffle=False), AlfredInfos, Filter])
+    pddl_env = PddlEnv(textworld.EnvInfos(won=True, admissible_commands=True, policy_commands=policy_commands))
+    if not policy_commands and memos_installed():  # with the memos, the replanner's translation is deferred
+        skip_replanning(pddl_env)
+    engine: Any = pddl_env
+    for wrapper in (AlfredDemangler(shuffle=False), AlfredInfos, Filter):
+        engine = wrapper(engine)
+    return engine
 
 
 class EnginePool:
@@ -78,12 +88,12 @@ class EnginePool:
         self._idle: dict[bool, list[Any]] = {False: [], True: []}
         self._lock = threading.Lock()
 
-    def take(self, game_file: Path, policy_commands: bool) -> Any:
+    def take(self, policy_commands: bool) -> Any:
         with self._lock:
             idle = self._idle[policy_commands]
             if idle:
                 return idle.pop()
-        return _start_engine(game_file, policy_commands)
+        return _start_engine(policy_commands)
 
     def give(self, engine: Any, policy_commands: bool) -> None:
         with self._lock:

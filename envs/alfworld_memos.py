@@ -30,6 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from envs.alfworld_replanning import deferring_replanning
+
 CACHED_TRANSLATIONS = 128
 """Translations kept, two per game: a run's concurrent games fit; an older game is translated again."""
 CACHED_LOGIC_PARSES = 4096
@@ -136,7 +138,8 @@ def install_memos() -> dict[str, Any]:
 
     Callers hold the engine lock: neither fast_downward nor tatsu's parsers are thread-safe, nor are the memos.
     The translated task is only read by PddlState (actions, objects, init facts, types), so one result backs
-    every state built from the same game; parses are copied, as textgen mutates what it derives.
+    every state built from the same game; parses are copied, as textgen mutates what it derives. The optimized
+    translation is made only when an engine loads it (envs/alfworld_replanning.py).
     """
     import fast_downward
     import textworld.logic
@@ -152,7 +155,7 @@ def install_memos() -> dict[str, Any]:
             translation = Memo(translate, capacity=CACHED_TRANSLATIONS)
             parse = Memo(textgen._parse_and_convert, copies=True)
             logic_parse = Memo(textworld.logic._parse_and_convert, capacity=CACHED_LOGIC_PARSES, copies=True)
-            fast_downward.pddl2sas = translation
+            fast_downward.pddl2sas = deferring_replanning(translation)
             textgen._parse_and_convert = parse
             textworld.logic._parse_and_convert = logic_parse
             textgen.copy_context = copy_context_keeping_values

@@ -7,28 +7,31 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from envs.alfworld import AlfworldEpisode, list_games
 from envs.alfworld_memos import install_memos
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "pick_two_obj_and_place-CD-None-Safe-308/trial_T20190907_051056_585414"
 
-# A fresh process: reset GAME and play a few commands, with or without a translations folder, then report
-# the text it printed and what the memos did.
+# A fresh process: reset GAME and play a few commands, with or without the planner's plan ("plan"/"no-plan") and
+# a translations folder, then report the text it printed and what the memos did.
 PLAY = """
 import json, sys
 from pathlib import Path
 from envs.alfworld import AlfworldEpisode, list_games
 from envs.alfworld_memos import install_memos, keep_translations_in, memos_installed
-keep_translations_in(Path(sys.argv[2]) if len(sys.argv) > 2 else None)
+keep_translations_in(Path(sys.argv[3]) if len(sys.argv) > 3 else None)
 game = next(g for g in list_games() if g.game_id == sys.argv[1])
+plan = sys.argv[2] == "plan"
 text = []
-with AlfworldEpisode(game, max_episode_steps=None, policy_commands=True) as episode:
+with AlfworldEpisode(game, max_episode_steps=None, policy_commands=plan) as episode:
     result = episode.reset()
-    text.append([result.observation, list(result.admissible_commands), list(result.policy_commands)])
-    for action in ["look", result.policy_commands[0], "fly to the moon"]:
+    text.append([result.observation, list(result.admissible_commands), result.policy_commands])
+    for action in ["look", (result.policy_commands or result.admissible_commands)[0], "fly to the moon"]:
         result = episode.step(action)
-        text.append([result.observation, list(result.admissible_commands), list(result.policy_commands)])
+        text.append([result.observation, list(result.admissible_commands), result.policy_commands])
 memoized = memos_installed()
 memos = install_memos()
 persisted = memos.get("persisted")
@@ -41,10 +44,14 @@ print(json.dumps({"text": text, "memoized": memoized, "reads": reads, "writes": 
 WITHOUT_MEMOS = "import envs.alfworld_engine\nenvs.alfworld_engine.install_memos = lambda: {}\n"
 
 
-def play(*args: str, memos: bool = True) -> dict:
+def play(*folder: str, memos: bool = True, plan: bool = True) -> dict:
     script = PLAY if memos else WITHOUT_MEMOS + PLAY
     run = subprocess.run(
-        [sys.executable, "-c", script, GAME, *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", script, GAME, "plan" if plan else "no-plan", *folder],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 0, run.stderr[-2000:]
     return json.loads(run.stdout.strip().splitlines()[-1])
@@ -70,9 +77,11 @@ def test_the_memos_change_no_text_and_are_used() -> None:
         episode.step("look")
         episode.step("inventory")
     assert memos["logic_parse"].hits > before, "the grammar's conditions were parsed again at every step"
-    without, memoized = play(memos=False), play()
-    assert (without["memoized"], memoized["memoized"]) == (False, True)
-    assert without["text"] == memoized["text"]
+    for plan in (True, False):
+        without, memoized = play(memos=False, plan=plan), play(plan=plan)
+        assert (without["memoized"], memoized["memoized"]) == (False, True)
+        assert without["text"] == memoized["text"], f"plan={plan}"
+    assert memoized["text"][0][2] is None and without["text"][0][2] is None, "a plan-less engine reported a plan"
 
 
 def test_a_translations_folder_serves_the_next_process_the_same_text(tmp_path: Path) -> None:
@@ -84,6 +93,24 @@ def test_a_translations_folder_serves_the_next_process_the_same_text(tmp_path: P
     assert (second["reads"], second["writes"]) == (2, 0), "the next process reads both translations"
     assert len(list(folder.glob("*.pickle"))) == 2
     assert plain["text"] == first["text"] == second["text"]
+
+
+def test_an_engine_without_the_plan_translates_a_game_once(tmp_path: Path) -> None:
+    folder = tmp_path / "translations"
+    first = play(str(folder), plan=False)
+    assert (first["reads"], first["writes"]) == (0, 1), "the replanner's translation was made for an engine without it"
+    planned = play(str(folder))
+    assert (planned["reads"], planned["writes"]) == (1, 1), "the planner's engine reads the plain one, makes its own"
+
+
+def test_an_engine_without_the_plan_refuses_to_replan() -> None:
+    install_memos()
+    game = next(g for g in list_games() if g.game_id == GAME)
+    with AlfworldEpisode(game, max_episode_steps=None) as episode:
+        episode.reset()
+        state = episode._engine.unwrapped._pddl_state
+        with pytest.raises(RuntimeError, match="started without the planner's plan"):
+            state.replan({})
 
 
 def test_a_torn_translation_is_made_again(tmp_path: Path) -> None:
