@@ -104,10 +104,14 @@ def failed_test_mention(reflections: Sequence[tuple[str, Sequence[CheckedCall]]]
 
 
 TARGET = "a failed test case"
+_PROBLEM_ID = re.compile(r"HumanEval/\d+")
 
 
 def task_target(task_id: str) -> str:
-    """What object mention looks for on code, the same for every problem."""
+    """What object mention looks for on code, the same for every problem; ValueError for an id that is no
+    HumanEval problem's (so records without a manifest are not taken for code)."""
+    if not _PROBLEM_ID.fullmatch(task_id):
+        raise ValueError(f"{task_id!r} is not a HumanEval problem id; accepted: 'HumanEval/<number>'.")
     return TARGET
 
 

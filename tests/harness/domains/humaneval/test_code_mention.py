@@ -70,3 +70,13 @@ def test_counts_map_onto_mention_counts() -> None:
 def test_an_unknown_variant_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown mention variant"):
         mentions_case("add(1, 2)", ADD, "loose")  # type: ignore[arg-type]
+
+
+def test_records_without_a_manifest_are_taken_for_the_domain_their_task_ids_name() -> None:
+    from harness.domains.hotpotqa.questions import questions_by_id
+    from harness.domains.registry import domain_of_tasks
+
+    hotpot_ids = list(questions_by_id())[:2]
+    assert domain_of_tasks(["HumanEval/0", "HumanEval/163"]) == "humaneval"
+    assert domain_of_tasks(hotpot_ids) == "hotpotqa", "HotpotQA question ids were taken for HumanEval problems"
+    assert domain_of_tasks(["HumanEval/0", hotpot_ids[0]]) is None
