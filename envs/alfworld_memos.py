@@ -33,7 +33,8 @@ from typing import Any
 from envs.alfworld_replanning import deferring_replanning
 
 CACHED_TRANSLATIONS = 128
-"""Translations kept, two per game: a run's concurrent games fit; an older game is translated again."""
+"""Translations kept (one a game, two for a planner's engine): a run's concurrent games fit; an older game is
+translated again."""
 CACHED_LOGIC_PARSES = 4096
 """textworld.logic parses kept: every condition of the grammar and the rules, with room for game-specific text."""
 
