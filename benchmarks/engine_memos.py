@@ -82,12 +82,13 @@ def persisted_cache_figures(games: list[Any]) -> dict[str, float]:
             spent.append(time.process_time() - started)
         seconds["plain"].append(spent[0])
         seconds["both"].append(sum(spent))
-        for name, kept in (("unpickle_plain", results[:1]), ("unpickle_both", results)):
+        for name, kept in (("unpickle_plain", results[0]), ("unpickle_both", results)):
             blob = pickle.dumps(kept)
             started = time.process_time()
             pickle.loads(blob)
             seconds[name].append(time.process_time() - started)
-        sizes.append(len(pickle.dumps(results[0])))
+            if name == "unpickle_plain":
+                sizes.append(len(blob))
     figures = {f"{name}_s": round(statistics.median(values), 4) for name, values in seconds.items()}
     return {**figures, "pickle_kb_plain": round(statistics.median(sizes) / 1024, 1)}
 
