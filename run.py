@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import signal
 import sys
+
+from harness.run.interrupt import StartupStop  # light: before the handlers, the rest after
 
 STOPPED_AT_ONCE = "interrupted: stopped at once; every trial recorded so far is kept, run the same command to resume."
 
-
-def _stop_at_once(number: int, frame: object) -> None:
-    print(STOPPED_AT_ONCE, file=sys.stderr)
-    sys.exit(128 + number)
-
-
 # A stop signal while the harness loads or plans: nothing is under way, so leave with one line, not a traceback.
-# The run installs its own handling for its trials (harness/run/interrupt.py); a signal ignored by the caller
-# (nohup, a background job) stays ignored.
-for _signal in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-    if signal.getsignal(_signal) is not signal.SIG_IGN:
-        signal.signal(_signal, _stop_at_once)
+# The run installs its own handling for its trials (harness/run/interrupt.py).
+STARTUP_STOP = StartupStop(STOPPED_AT_ONCE)
+STARTUP_STOP.install()
 
 import logging  # noqa: E402 (after the handlers: loading takes seconds)
 from pathlib import Path  # noqa: E402
@@ -43,6 +36,14 @@ def main(cfg: DictConfig) -> None:
     # A sweep's job directory belongs to the sweep; a single run's, only as far as Hydra just created it.
     created = run_dir if HydraConfig.get().mode == RunMode.MULTIRUN else created_dir()
     try:
+        _start_and_run(cfg, run_dir)
+    except BaseException:  # a run that ends before writing anything leaves no directory behind
+        remove_created(run_dir, created)
+        raise
+
+
+def _start_and_run(cfg: DictConfig, run_dir: Path) -> None:
+    try:
         config = validate_config(cfg)
         if config.scenario is not None:
             outcome = run_planted_refusal(config.scenario, config.reflector, config.experiment.seed, run_dir)
@@ -50,8 +51,10 @@ def main(cfg: DictConfig) -> None:
             return
         experiment = Experiment(config, run_dir)
     except HarnessError as error:
-        remove_created(run_dir, created)
         fail(error)
+    if STARTUP_STOP.received is not None:  # its SystemExit was caught on the way up, by library code
+        experiment.close()
+        sys.exit(128 + STARTUP_STOP.received)
     setup_logging(run_dir)
     log = logging.getLogger("harness.run")
     log.info("run directory: %s", run_dir)

@@ -62,9 +62,9 @@ class Experiment:
         self.config = config
         self.run_dir = run_dir
         self.domain = build_domain(config.env)
-        # What the loop's trials need gets ready while the models are set up and the run directory is checked.
-        self.domain.warm_up(config.experiment.max_concurrency)
         try:
+            # What the loop's trials need gets ready while the models are set up and the run directory is checked.
+            self.domain.warm_up(config.experiment.max_concurrency)
             self._prepare(config, run_dir)
         except BaseException:
             self.domain.close()
@@ -114,8 +114,12 @@ class Experiment:
                 "same command to resume."
             ) from error
         finally:
-            self.domain.close()
-            self.lock.release()
+            self.close()
+
+    def close(self) -> None:
+        """Stop the domain's engines and release the run directory; run() does it as it ends."""
+        self.domain.close()
+        self.lock.release()
 
     def _run(self, stop: StopRequest) -> RunSummary:
         """The run itself; the manifest records how it ended."""

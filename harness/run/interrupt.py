@@ -4,6 +4,7 @@ and records what finished; a second signal stops at once."""
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +14,27 @@ STOP_GRACE_S = 5.0
 """Seconds the trials running when the signal came get to finish and be recorded."""
 # SIGHUP too: a closed terminal or ssh session stops the run as cleanly as Ctrl-C (nohup keeps it ignored).
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class StartupStop:
+    """A stop signal while the harness loads or plans: nothing is under way, so it prints `message` and exits with
+    128 + the signal, and is remembered, for the run to refuse to begin if library code caught the SystemExit."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        self.received: signal.Signals | None = None
+
+    def install(self) -> None:
+        """Handle the stop signals until the run installs its own (stop_on_signals); ignored ones stay ignored."""
+        for stop_signal in STOP_SIGNALS:
+            if signal.getsignal(stop_signal) is not signal.SIG_IGN:
+                signal.signal(stop_signal, self._handle)
+
+    def _handle(self, number: int, frame: FrameType | None) -> None:
+        if self.received is None:
+            self.received = signal.Signals(number)
+            print(self.message, file=sys.stderr)
+        sys.exit(128 + self.received)
 
 
 class StopRequest:
