@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,12 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 REPLAY_CACHE = ROOT / "tests" / "fixtures" / "replay" / "llm_cache.jsonl"
+
+
+def as_from_a_terminal() -> None:
+    """A child's preexec_fn: Ctrl-C as a terminal delivers it, though a shell started the suite in the background
+    (or under nohup) and handed SIGINT down ignored, which the run keeps by design."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def reflector_stop_override(model: str) -> str:

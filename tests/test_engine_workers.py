@@ -13,7 +13,7 @@ import pytest
 
 from harness.records import read_trials, records_without_timing
 from tests.engine_workers import worker_pids
-from tests.runner import REPLAY_CACHE, ROOT, run_cli
+from tests.runner import REPLAY_CACHE, ROOT, as_from_a_terminal, run_cli
 
 RUN = (
     "experiment=default",
@@ -36,8 +36,7 @@ def start(run_dir: Path) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        # As from a terminal: a suite started in the background (or under nohup) hands its children SIGINT ignored.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=as_from_a_terminal,
     )
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from harness.records import read_manifest, read_trials, records_without_timing
 from harness.run.interrupt import STOP_GRACE_S
-from tests.runner import ROOT
+from tests.runner import ROOT, as_from_a_terminal
 
 CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"
 # The gated condition alone on the demo's 3 games, 2 at a time: 9 trials, each a second or two when replayed.
@@ -57,8 +57,7 @@ def interrupt(run_dir: Path, stop_signal: signal.Signals) -> tuple[subprocess.Co
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        # A shell's background job ignores SIGINT; a terminal's Ctrl-C does not.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=as_from_a_terminal,
     )
     deadline = time.monotonic() + 600
     while lines(run_dir) < 1 and process.poll() is None and time.monotonic() < deadline:
@@ -141,7 +140,7 @@ def test_a_signal_before_the_run_began_is_one_line_and_writes_nothing(tmp_path: 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=as_from_a_terminal,
     )
     time.sleep(delay_s)
     process.send_signal(signal.SIGINT)

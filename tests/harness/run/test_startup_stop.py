@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from harness.run.interrupt import STOP_SIGNALS, StartupStop
+from tests.runner import ROOT, as_from_a_terminal
 
-ROOT = Path(__file__).resolve().parents[3]
 CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"
 
 
@@ -98,7 +98,7 @@ def test_a_run_whose_start_up_stop_was_caught_does_not_begin_and_leaves_nothing(
         capture_output=True,
         text=True,
         timeout=300,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=as_from_a_terminal,
     )
     assert done.returncode == 130, done.stderr
     assert done.stderr.strip().splitlines() == [
