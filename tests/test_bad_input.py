@@ -95,6 +95,13 @@ CASES = {
     "cache path a directory": Case(
         ("llm.cache.mode=auto", "llm.cache.path={tmp}"), ("llm.cache.path={tmp} is a directory", "llm_cache.jsonl")
     ),
+    "cache path a device": Case(
+        ("llm.cache.mode=record", "llm.cache.path=/dev/null"),
+        ("llm.cache.path=/dev/null is not a regular file", "results/llm_cache.jsonl"),
+    ),
+    "replayed cache path a device": Case(
+        ("llm.cache.mode=replay", "llm.cache.path=/dev/null"), ("llm.cache.path=/dev/null is not a regular file",)
+    ),
     "resume flag not a boolean": Case(
         ("+resume.allow_config_change=maybe",), ("resume.allow_config_change = 'maybe'", "valid boolean")
     ),

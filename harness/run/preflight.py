@@ -32,6 +32,12 @@ def check_models(config: RunConfig) -> None:
     """Raise one clear error if a model of the run cannot answer; replay is checked against its cache only."""
     cache = config.llm.cache
     check_cache_path(cache.path, writes=cache.mode in ("auto", "record"))
+    if cache.mode != "off" and Path(cache.path).exists() and not Path(cache.path).is_file():
+        raise ConfigError(
+            f"llm.cache.path={cache.path} is not a regular file (a device, pipe or socket), and "
+            f"llm.cache.mode={cache.mode} reads it back as JSONL; name a file, e.g. the default "
+            "llm.cache.path=results/llm_cache.jsonl."
+        )
     if cache.mode == "replay" and not Path(cache.path).is_file():
         raise ConfigError(
             f"llm.cache.path={cache.path} does not exist, and llm.cache.mode=replay answers only from that file; "
