@@ -15,9 +15,10 @@ REPLAY_CACHE = ROOT / "tests" / "fixtures" / "replay" / "llm_cache.jsonl"
 
 
 def as_from_a_terminal() -> None:
-    """A child's preexec_fn: Ctrl-C as a terminal delivers it, though a shell started the suite in the background
-    (or under nohup) and handed SIGINT down ignored, which the run keeps by design."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    """A child's preexec_fn: Ctrl-C and a hang-up as a terminal delivers them, though a shell started the suite in
+    the background or under nohup and handed SIGINT or SIGHUP down ignored, which the run keeps by design."""
+    for stop_signal in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(stop_signal, signal.SIG_DFL)
 
 
 def reflector_stop_override(model: str) -> str:

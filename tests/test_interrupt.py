@@ -77,7 +77,9 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return run_dir
 
 
-@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(
+    "stop_signal", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"]
+)
 def test_a_signal_stops_the_run_within_the_grace_and_the_same_command_completes_it(
     tmp_path: Path, stop_signal: signal.Signals, uninterrupted: Path
 ) -> None:
