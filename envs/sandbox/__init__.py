@@ -33,6 +33,11 @@ subprocess or a C extension bypass. In every mode the code shares its interprete
 code written to cheat (patching the runner, an object whose __eq__ is always true) can fake a pass:
 the sandbox protects the machine and the harness from the code, not the verdict from a deliberate
 attack on it.
+
+In every mode the runner gets SIGKILL when the harness thread that started it ends (PR_SET_PDEATHSIG: the
+harness enforces the wall time, so a killed harness must not leave a sleeping test behind), and a harness that
+exits with tests under way (a run stopped by Ctrl-C leaves its trial threads behind) kills their process groups
+and uids first. What the code forked outlives only a harness killed outright.
 """
 
 from __future__ import annotations

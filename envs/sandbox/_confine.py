@@ -8,12 +8,13 @@ import errno
 import os
 import re
 import resource
+import signal
 import stat
 import sys
 
 _CLONE_NEWNS, _CLONE_NEWNET = 0x00020000, 0x40000000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x1000, 0x4000, 0x40000
-_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS = 1, 38
 _SYS_MOUNT_SETATTR = 442  # the same number on every architecture (added in Linux 5.12)
 _AT_FDCWD, _AT_RECURSIVE = -100, 0x8000
 _MOUNT_ATTR_RDONLY, _MOUNT_ATTR_NOSUID = 0x1, 0x2
@@ -102,6 +103,15 @@ def _drop_privileges(uid: int, gid: int) -> None:
         raise PermissionError(f"uid {uid} cannot read the standard library at {stdlib}")
 
 
+def _die_with_parent(parent_pid: int) -> None:
+    """SIGKILL when the harness's thread that started this process ends (a harness killed, or one exiting with the
+    test still running), as the harness is what enforces the wall-time limit; set after the uid change, which
+    clears it. A parent already gone is no one's to wait for."""
+    _check(_libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+
 def _set_limits(limits: dict[str, int]) -> None:
     """Resource limits, never above a hard limit the harness itself already runs under."""
 
@@ -127,6 +137,7 @@ def isolate(payload: dict) -> dict:
     os.chdir(workdir)  # after the mount, so the cwd is the tmpfs and not the directory it covers
     if uid is not None:
         _drop_privileges(uid, gid)
+    _die_with_parent(payload["parent_pid"])
     _set_limits(payload["limits"])
     return {"uid": os.getuid(), "gid": os.getgid(), "privileges_dropped": uid is not None}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import secrets
@@ -11,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -37,6 +39,25 @@ RUNNER = Path(__file__).resolve().with_name("_runner.py")
 BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
 REPORT_CAP = 8 << 20
 DRAIN_WAIT_S = 2.0
+
+_running: dict[int, int | None] = {}
+"""Runner pid -> its uid, for every sandbox under way; a harness that exits mid-test ends them (_end_running)."""
+_running_lock = threading.Lock()
+
+
+@atexit.register
+def _end_running() -> None:
+    """Kill what sandboxes are still running as the harness exits (a run stopped by Ctrl-C leaves its trial threads
+    behind): the runner dies with its parent anyway, but what the code forked would outlive the run."""
+    with _running_lock:
+        running = list(_running.items())
+    for pid, uid in running:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        if uid is not None:
+            kill_user_processes(uid)
 
 
 class _Capped:
@@ -131,6 +152,7 @@ def _payload(
             },
             "report_fd": report_fd,
             "nonce": nonce,
+            "parent_pid": os.getpid(),
         }
     ).encode()
 
@@ -183,6 +205,8 @@ def _run(
         finally:
             os.close(report_write)
     assert proc.stdout is not None and proc.stderr is not None
+    with _running_lock:
+        _running[proc.pid] = uid
     exit_fd = os.pidfd_open(proc.pid)
     selector = selectors.DefaultSelector()
     try:
@@ -194,6 +218,8 @@ def _run(
             timed_out = _collect(selector, streams, started + limits.timeout_s)
         finally:
             wait_status, cpu_s = _stop(proc, uid)
+            with _running_lock:
+                del _running[proc.pid]
         duration_s = time.monotonic() - started
         _drain(selector, streams, time.monotonic() + DRAIN_WAIT_S)
     finally:

@@ -10,7 +10,8 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -310,6 +311,51 @@ def test_double_forked_daemon_does_not_outlive_the_run(contained: None) -> None:
     assert word == "daemon"
     status = Path(f"/proc/{pid}/status")
     assert not status.exists() or "State:\tZ" in status.read_text()
+
+
+A_HARNESS_STOPPING_MID_TEST = """
+import sys, threading
+from envs.sandbox import AssertTests, run_tests
+threading.Thread(target=run_tests, args=(sys.argv[1], AssertTests(asserts=["assert True"])), daemon=True).start()
+sys.stdin.readline()
+sys.exit(130)
+"""
+SLEEPS = "import time\ntime.sleep(60)\n"
+FORKS_A_SLEEPER = "import os, time\nos.fork()\ntime.sleep(60)\n"
+
+
+def sandbox_processes_within(seconds: float, wanted: Callable[[int], bool]) -> int:
+    """How many sandbox processes run once `wanted(count)` holds, or when `seconds` have passed."""
+    deadline = time.monotonic() + seconds
+    while not wanted(count := len(running_sandbox_processes())) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return count
+
+
+@needs_root
+@pytest.mark.parametrize(
+    ("code", "stop", "processes"),
+    [(FORKS_A_SLEEPER, "exits", 2), (SLEEPS, "is killed", 1)],
+    ids=["the harness exits: the code's own fork too", "the harness is killed: the runner"],
+)
+def test_a_harness_stopping_mid_test_leaves_no_sandbox_process(
+    code: str, stop: str, processes: int, contained: None
+) -> None:
+    harness = subprocess.Popen(
+        [sys.executable, "-c", A_HARNESS_STOPPING_MID_TEST, code], cwd=ROOT, stdin=subprocess.PIPE, text=True
+    )
+    assert harness.stdin is not None
+    try:
+        assert sandbox_processes_within(30, lambda count: count >= processes) == processes
+        if stop == "exits":  # as after Ctrl-C: the trial threads are left behind, atexit still runs
+            harness.stdin.write("\n")
+            harness.stdin.flush()
+        else:
+            harness.kill()
+        harness.wait(30)
+    finally:
+        harness.kill()
+    assert sandbox_processes_within(5, lambda count: count == 0) == 0
 
 
 def test_the_harness_still_works_after_the_hostile_suite() -> None:
