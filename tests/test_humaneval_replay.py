@@ -33,6 +33,11 @@ def test_two_replays_agree_record_for_record(replays: list[Path]) -> None:
     assert all(r.llm_calls == r.cache_hits > 0 for r in first)
 
 
+def test_the_summary_states_the_mention_rule_of_code_not_of_alfworld(replays: list[Path]) -> None:
+    summary = (replays[0] / "summary.md").read_text()
+    assert "HumanEval: the object is a failed test case" in summary and "CamelCase" not in summary
+
+
 def test_both_conditions_ran_every_problem_with_its_tests_and_verdicts(replays: list[Path]) -> None:
     records = read_trials(replays[0])
     for condition in CONDITIONS:

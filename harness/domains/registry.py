@@ -1,6 +1,7 @@
 """Domains by name: `register_domain` adds one, `build_domain` makes the run's domain from its env config, and
 `mention_rules` gives a domain's object-mention rule to whoever measures records without playing (the report);
-`mention_spans` says where a reflection mentions its object, for the report page to highlight.
+`mention_spans` says where a reflection mentions its object, for the report page to highlight; `mention_note`
+says in a sentence what the rule looks for, under the reports' tables.
 
 The shipped domains are imported only when a run or a report asks for them, so naming one costs nothing.
 """
@@ -37,6 +38,7 @@ _SHIPPED_SPANS = {
     "humaneval": ("harness.domains.humaneval.mention", "reflection_spans"),
 }
 _REGISTERED_SPANS: dict[str, SpanRule] = {}
+_REGISTERED_NOTES: dict[str, str] = {}
 
 
 def register_domain(
@@ -44,12 +46,15 @@ def register_domain(
     builder: DomainBuilder,
     rules: tuple[TargetRule, MentionRule] | None = None,
     spans: SpanRule | None = None,
+    note: str | None = None,
 ) -> None:
     """Make `name` a domain: `builder(env_config)` returns it; `rules` measure its records offline; `spans` say
-    where a reflection mentions the object (the report page highlights them)."""
+    where a reflection mentions the object (the report page highlights them); `note` says what the rules look for."""
     _REGISTERED[name] = (builder, rules)
     if spans is not None:
         _REGISTERED_SPANS[name] = spans
+    if note is not None:
+        _REGISTERED_NOTES[name] = note
 
 
 def domain_names() -> list[str]:
@@ -93,6 +98,16 @@ def mention_spans(name: str) -> SpanRule | None:
     module_name, function = _SHIPPED_SPANS[name]
     rule: SpanRule = getattr(importlib.import_module(module_name), function)
     return rule
+
+
+def mention_note(name: str | None) -> str | None:
+    """One sentence on what domain `name`'s object is and how each variant finds it; None when none is known."""
+    if name in _REGISTERED_NOTES:
+        return _REGISTERED_NOTES[name]
+    if name is None or name in _REGISTERED or name not in _SHIPPED:
+        return None
+    note: str = importlib.import_module(_SHIPPED[name][1]).MENTION_NOTE
+    return note
 
 
 def domain_of_tasks(task_ids: Sequence[str]) -> str | None:

@@ -6,6 +6,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.domains.registry import mention_note
 from harness.metrics.fisher import PairwiseFisher
 from harness.metrics.core import SPEARMAN_CONVENTIONS, SpearmanResult
 from harness.report._combine import COMBINING_RULE, ReportCondition
@@ -91,7 +92,7 @@ def report_markdown(
         *([*outside_plan_lines(runs), ""] if any(run.outside_plan for run in runs) else []),
         "## Conditions",
         "",
-        conditions_table(table),
+        conditions_table(table, [n for d in dict.fromkeys(run.domain for run in runs) if (n := mention_note(d))]),
         "",
         combining_paragraph(conditions),
         "",

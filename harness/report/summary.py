@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from harness.domains.registry import mention_note
 from harness.run.config import RunConfig
 from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, condition_usage
 from harness.metrics.run import RunMetrics
@@ -100,7 +101,7 @@ def summary_markdown(summary: RunSummary, metrics: RunMetrics, config: RunConfig
         "",
         "## Conditions",
         "",
-        conditions_table(metrics.conditions),
+        conditions_table(metrics.conditions, [note] if (note := mention_note(config.env.name)) else []),
         "",
         "## Reflection repetition per task",
         "",

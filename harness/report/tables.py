@@ -20,8 +20,9 @@ def _mention(counts: MentionCounts, variant: str) -> str:
     return _ratio(getattr(counts, variant), counts.reflections)
 
 
-def conditions_table(reports: Sequence[ConditionReport]) -> str:
-    """One row per condition: solved, object mention (strict and normalized), average RRR, frozen, malformed."""
+def conditions_table(reports: Sequence[ConditionReport], mention_notes: Sequence[str]) -> str:
+    """One row per condition: solved, object mention (strict and normalized), average RRR, frozen, malformed;
+    under it, `mention_notes`: each domain's mention rule in a sentence."""
     lines = [
         "| condition | actor / reflector | solved / tasks | object mention, strict | object mention, normalized "
         "| average RRR (tasks with RRR) | frozen | malformed answers |",
@@ -39,10 +40,14 @@ def conditions_table(reports: Sequence[ConditionReport]) -> str:
         )
     lines += [
         "",
-        "Object mention: reflections naming the task's target object / reflections written. strict: the CamelCase "
-        "name as a case-sensitive substring (the study's rule); normalized: case-insensitive, joined or spaced "
-        "words. Average RRR is over tasks with at least two reflections (count in brackets); RRR is undefined, "
-        "not 0, below that. Frozen: RRR >= 0.5, over tasks with a defined RRR.",
+        " ".join(
+            [
+                "Object mention: reflections naming the task's object / reflections written.",
+                *(mention_notes or ["(The domain's strict and normalized rules.)"]),
+                "Average RRR is over tasks with at least two reflections (count in brackets); RRR is undefined, not 0,",
+                "below that. Frozen: RRR >= 0.5, over tasks with a defined RRR.",
+            ]
+        ),
     ]
     return "\n".join(lines)
 

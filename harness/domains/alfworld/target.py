@@ -14,6 +14,10 @@ from harness.metrics.core import MentionCounts, MentionSpan, object_mention, obj
 from harness.records import TrialRecord
 
 _FIELDS = 5
+MENTION_NOTE = (
+    "ALFWorld: the object is the task's target object (e.g. Mug); strict: its CamelCase name as a case-sensitive "
+    "substring (the study's rule); normalized: case-insensitive, its words joined or spaced."
+)
 
 
 def target_object(task: str) -> str:

@@ -16,6 +16,11 @@ from harness.domains.hotpotqa.questions import questions_by_id
 from harness.metrics.core import MentionCounts, MentionVariant
 from harness.records import TrialRecord
 
+MENTION_NOTE = (
+    "HotpotQA (the harness's own rule): the object is a supporting article, named by its title without a trailing "
+    "disambiguation; strict: that name exactly, case-sensitive; normalized: after Reflexion's answer "
+    "normalization, as whole words."
+)
 _DISAMBIGUATION_RE = re.compile(r"\s+\([^()]*\)$")
 TITLE_SEPARATOR = " | "
 

@@ -15,6 +15,12 @@ from harness.metrics.core import MentionCounts, MentionSpan, MentionVariant
 from harness.records import TrialRecord
 
 
+MENTION_NOTE = (
+    "HumanEval: the object is a failed test case; strict: its call exactly as the test wrote it (e.g. add(1, 2)); "
+    "normalized: the call with whitespace ignored, or every input value as its own token."
+)
+
+
 def _squeeze(text: str) -> str:
     return "".join(text.split())
 

@@ -1,0 +1,40 @@
+"""Under the reports' tables, each domain's object-mention rule in a sentence: the rule its numbers were counted by."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.domains import registry
+from harness.domains.registry import mention_note, register_domain
+from harness.report.tables import conditions_table
+
+
+@pytest.mark.parametrize(
+    ("domain", "says"),
+    [
+        ("alfworld", "CamelCase name as a case-sensitive substring"),
+        ("humaneval", "the object is a failed test case"),
+        ("hotpotqa", "the object is a supporting article"),
+    ],
+)
+def test_each_shipped_domain_states_its_own_rule(domain: str, says: str) -> None:
+    note = mention_note(domain)
+    assert note is not None and note.endswith(".") and says in note
+    others = {"alfworld", "humaneval", "hotpotqa"} - {domain}
+    assert all(mention_note(other) != note for other in others)
+
+
+def test_an_unknown_or_unnamed_domain_has_no_note_and_a_registered_one_has_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for table in ("_REGISTERED", "_REGISTERED_NOTES"):  # the registration ends with the test
+        monkeypatch.setattr(registry, table, {})
+    assert mention_note(None) is None and mention_note("no_such_domain") is None
+    register_domain("noted_for_test", lambda env: None, note="Noted: the rule.")  # type: ignore[arg-type,return-value]
+    assert mention_note("noted_for_test") == "Noted: the rule."
+
+
+def test_the_table_lists_each_note_once_in_order_or_says_the_rules_are_the_domains() -> None:
+    table = conditions_table([], ["First rule.", "Second rule."])
+    assert "reflections written. First rule. Second rule. Average RRR" in table
+    assert "reflections written. (The domain's strict and normalized rules.) Average RRR" in conditions_table([], [])
