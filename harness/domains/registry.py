@@ -36,6 +36,7 @@ _REGISTERED: dict[str, tuple[DomainBuilder, tuple[TargetRule, MentionRule] | Non
 _SHIPPED_SPANS = {
     "alfworld": ("harness.domains.alfworld.target", "reflection_spans"),
     "humaneval": ("harness.domains.humaneval.mention", "reflection_spans"),
+    "hotpotqa": ("harness.domains.hotpotqa.mention", "reflection_spans"),
 }
 _REGISTERED_SPANS: dict[str, SpanRule] = {}
 _REGISTERED_NOTES: dict[str, str] = {}

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from harness.domains.hotpotqa.judge import normalize_answer
+from harness.domains.hotpotqa.judge import normalize_answer, normalize_with_origins
 from harness.domains.hotpotqa.questions import questions_by_id
-from harness.metrics.core import MentionCounts, MentionVariant
+from harness.metrics.core import MentionCounts, MentionSpan, MentionVariant
 from harness.records import TrialRecord
 
 MENTION_NOTE = (
@@ -30,6 +30,10 @@ def article_name(title: str) -> str:
     return _DISAMBIGUATION_RE.sub("", title)
 
 
+def _whole_words(wanted: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(wanted)}(?!\w)")
+
+
 def names_article(reflection: str, title: str, variant: MentionVariant) -> bool:
     """Whether a reflection names one article."""
     name = article_name(title)
@@ -37,9 +41,26 @@ def names_article(reflection: str, title: str, variant: MentionVariant) -> bool:
         return name in reflection
     if variant == "normalized":
         wanted = normalize_answer(name)
-        said = normalize_answer(reflection)
-        return bool(wanted) and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", said) is not None
+        return bool(wanted) and _whole_words(wanted).search(normalize_answer(reflection)) is not None
     raise ValueError(f"unknown mention variant {variant!r}; accepted: strict, normalized.")
+
+
+def article_spans(reflection: str, title: str) -> list[MentionSpan]:
+    """Where `names_article` finds the article: each exact name (strict), each whole-word match of the normalized
+    name in the normalized reflection, marked from its first character's source to its last's (normalized)."""
+    name, spans = article_name(title), []
+    start = reflection.find(name) if name else -1
+    while start >= 0:
+        spans.append(MentionSpan(start=start, end=start + len(name), variant="strict"))
+        start = reflection.find(name, start + len(name))
+    wanted = normalize_answer(name)
+    if wanted:
+        said, origins = normalize_with_origins(reflection)
+        spans += [
+            MentionSpan(start=origins[m.start()], end=origins[m.end() - 1] + 1, variant="normalized")
+            for m in _whole_words(wanted).finditer(said)
+        ]
+    return spans
 
 
 def supporting_titles(task_id: str) -> list[str]:
@@ -62,6 +83,13 @@ def article_mention(reflections: Sequence[str], titles: Sequence[str]) -> Mentio
         strict=sum(any(names_article(r, t, "strict") for t in titles) for r in reflections),
         normalized=sum(any(names_article(r, t, "normalized") for t in titles) for r in reflections),
     )
+
+
+def reflection_spans(record: TrialRecord) -> list[MentionSpan]:
+    """Where the record's reflection names one of its question's supporting articles."""
+    if record.reflection is None:
+        return []
+    return [span for title in supporting_titles(record.task_id) for span in article_spans(record.reflection, title)]
 
 
 def task_mentions(records: Sequence[TrialRecord]) -> MentionCounts:
