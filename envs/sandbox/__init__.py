@@ -37,7 +37,8 @@ attack on it.
 In every mode the runner gets SIGKILL when the harness thread that started it ends (PR_SET_PDEATHSIG: the
 harness enforces the wall time, so a killed harness must not leave a sleeping test behind), and a harness that
 exits with tests under way (a run stopped by Ctrl-C leaves its trial threads behind) kills their process groups
-and uids first. What the code forked outlives only a harness killed outright.
+and uids first. What the code forked outlives only a harness killed outright (as root, until its uid is next
+leased: `sandbox_uid` kills a uid's leftovers before handing it out).
 """
 
 from __future__ import annotations
