@@ -156,12 +156,18 @@ class MentionSpan(BaseModel):
     variant: MentionVariant
 
 
+def strict_spans(text: str, name: str) -> list[MentionSpan]:
+    """Every occurrence of `name` in `text`, case-sensitive and not overlapping, as strict spans (none for "")."""
+    spans, start = [], text.find(name) if name else -1
+    while start >= 0:
+        spans.append(MentionSpan(start=start, end=start + len(name), variant="strict"))
+        start = text.find(name, start + len(name))
+    return spans
+
+
 def object_mention_spans(reflection: str, target_object: str) -> list[MentionSpan]:
     """Every place `mentions_object` finds the object: the strict substrings and the normalized matches."""
-    strict, start = [], reflection.find(target_object)
-    while target_object and start >= 0:
-        strict.append(MentionSpan(start=start, end=start + len(target_object), variant="strict"))
-        start = reflection.find(target_object, start + len(target_object))
+    strict = strict_spans(reflection, target_object)
     normalized = [
         MentionSpan(start=match.start(), end=match.end(), variant="normalized")
         for match in _normalized_pattern(target_object).finditer(reflection)

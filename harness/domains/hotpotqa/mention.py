@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from harness.domains.hotpotqa.judge import normalize_answer, normalize_with_origins
 from harness.domains.hotpotqa.questions import questions_by_id
-from harness.metrics.core import MentionCounts, MentionSpan, MentionVariant
+from harness.metrics.core import MentionCounts, MentionSpan, MentionVariant, strict_spans
 from harness.records import TrialRecord
 
 MENTION_NOTE = (
@@ -48,11 +48,8 @@ def names_article(reflection: str, title: str, variant: MentionVariant) -> bool:
 def article_spans(reflection: str, title: str) -> list[MentionSpan]:
     """Where `names_article` finds the article: each exact name (strict), each whole-word match of the normalized
     name in the normalized reflection, marked from its first character's source to its last's (normalized)."""
-    name, spans = article_name(title), []
-    start = reflection.find(name) if name else -1
-    while start >= 0:
-        spans.append(MentionSpan(start=start, end=start + len(name), variant="strict"))
-        start = reflection.find(name, start + len(name))
+    name = article_name(title)
+    spans = strict_spans(reflection, name)
     wanted = normalize_answer(name)
     if wanted:
         said, origins = normalize_with_origins(reflection)
