@@ -6,14 +6,24 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 STOP_GRACE_S = 5.0
 """Seconds the trials running when the signal came get to finish and be recorded."""
 # SIGHUP too: a closed terminal or ssh session stops the run as cleanly as Ctrl-C (nohup keeps it ignored).
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _handle_unignored(handler: Callable[[int, FrameType | None], None]) -> dict[signal.Signals, Any]:
+    """Give `handler` every stop signal the process was not started to ignore; the handlers it replaced."""
+    return {
+        stop_signal: signal.signal(stop_signal, handler)
+        for stop_signal in STOP_SIGNALS
+        if signal.getsignal(stop_signal) is not signal.SIG_IGN
+    }
 
 
 class StartupStop:
@@ -26,9 +36,7 @@ class StartupStop:
 
     def install(self) -> None:
         """Handle the stop signals until the run installs its own (stop_on_signals); ignored ones stay ignored."""
-        for stop_signal in STOP_SIGNALS:
-            if signal.getsignal(stop_signal) is not signal.SIG_IGN:
-                signal.signal(stop_signal, self._handle)
+        _handle_unignored(self._handle)
 
     def _handle(self, number: int, frame: FrameType | None) -> None:
         if self.received is None:
@@ -69,10 +77,7 @@ def stop_on_signals() -> Iterator[StopRequest]:
             raise KeyboardInterrupt  # the second signal: the user will not wait for the grace
         stop.request(signal.Signals(number))
 
-    previous = {}
-    for stop_signal in STOP_SIGNALS:
-        if signal.getsignal(stop_signal) is not signal.SIG_IGN:
-            previous[stop_signal] = signal.signal(stop_signal, handle)
+    previous = _handle_unignored(handle)
     try:
         yield stop
     finally:
