@@ -52,12 +52,7 @@ def _end_running() -> None:
     with _running_lock:
         running = list(_running.items())
     for pid, uid in running:
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
-        if uid is not None:
-            kill_user_processes(uid)
+        _kill_everything(pid, uid)
 
 
 class _Capped:
@@ -263,16 +258,21 @@ def _collect(selector: selectors.BaseSelector, streams: dict[str, _Capped], dead
     return True
 
 
-def _stop(proc: subprocess.Popen[bytes], uid: int | None) -> tuple[int, float]:
-    """SIGKILL the runner's session and every process of the sandbox uid; the runner's wait status and CPU seconds."""
+def _kill_everything(pid: int, uid: int | None) -> None:
+    """SIGKILL the runner's session (`pid` leads it) and every process of the sandbox uid."""
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    _, wait_status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(wait_status)
     if uid is not None:
         kill_user_processes(uid)
+
+
+def _stop(proc: subprocess.Popen[bytes], uid: int | None) -> tuple[int, float]:
+    """SIGKILL the runner's session and every process of the sandbox uid; the runner's wait status and CPU seconds."""
+    _kill_everything(proc.pid, uid)
+    _, wait_status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(wait_status)
     return wait_status, usage.ru_utime + usage.ru_stime
 
 
