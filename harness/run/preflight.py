@@ -31,13 +31,7 @@ def models_in_use(config: RunConfig) -> list[ModelConfig]:
 def check_models(config: RunConfig) -> None:
     """Raise one clear error if a model of the run cannot answer; replay is checked against its cache only."""
     cache = config.llm.cache
-    check_cache_path(cache.path, writes=cache.mode in ("auto", "record"))
-    if cache.mode != "off" and Path(cache.path).exists() and not Path(cache.path).is_file():
-        raise ConfigError(
-            f"llm.cache.path={cache.path} is not a regular file (a device, pipe or socket), and "
-            f"llm.cache.mode={cache.mode} reads it back as JSONL; name a file, e.g. the default "
-            "llm.cache.path=results/llm_cache.jsonl."
-        )
+    check_cache_path(cache.path, cache.mode)
     if cache.mode == "replay" and not Path(cache.path).is_file():
         raise ConfigError(
             f"llm.cache.path={cache.path} does not exist, and llm.cache.mode=replay answers only from that file; "
@@ -51,19 +45,25 @@ def check_models(config: RunConfig) -> None:
             check_reachable(model, key)
 
 
-def check_cache_path(value: str, writes: bool) -> None:
-    """Raise ConfigError unless `value` can be the cache file: not a directory, and writable where it is written."""
+def check_cache_path(value: str, mode: str) -> None:
+    """Raise ConfigError unless `value` can be the cache file under `mode`: not a directory, a regular file where it
+    is read (a device reads as empty), and writable where it is written."""
     path = Path(value)
     if path.is_dir():
         raise ConfigError(
             f"llm.cache.path={value} is a directory; name a JSONL file, e.g. llm.cache.path={path / 'llm_cache.jsonl'}."
+        )
+    if mode != "off" and path.exists() and not path.is_file():
+        raise ConfigError(
+            f"llm.cache.path={value} is not a regular file (a device, pipe or socket), and llm.cache.mode={mode} "
+            "reads it back as JSONL; name a file, e.g. the default llm.cache.path=results/llm_cache.jsonl."
         )
     existing = path
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if existing != path and not existing.is_dir():
         raise ConfigError(f"llm.cache.path={value} is inside {existing}, which is a file; name a file in a directory.")
-    if writes and not os.access(existing, os.W_OK):
+    if mode in ("auto", "record") and not os.access(existing, os.W_OK):
         raise ConfigError(
             f"llm.cache.path={value} cannot be written (read-only or not writable by this user), and "
             "llm.cache.mode=auto or record writes it; choose another path, or replay with llm.cache.mode=replay."
