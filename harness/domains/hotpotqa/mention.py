@@ -45,18 +45,18 @@ def names_article(reflection: str, title: str, variant: MentionVariant) -> bool:
     raise ValueError(f"unknown mention variant {variant!r}; accepted: strict, normalized.")
 
 
-def article_spans(reflection: str, title: str) -> list[MentionSpan]:
-    """Where `names_article` finds the article: each exact name (strict), each whole-word match of the normalized
+def article_spans(reflection: str, titles: Sequence[str]) -> list[MentionSpan]:
+    """Where `names_article` finds each article: each exact name (strict), each whole-word match of the normalized
     name in the normalized reflection, marked from its first character's source to its last's (normalized)."""
-    name = article_name(title)
-    spans = strict_spans(reflection, name)
-    wanted = normalize_answer(name)
-    if wanted:
-        said, origins = normalize_with_origins(reflection)
-        spans += [
-            MentionSpan(start=origins[m.start()], end=origins[m.end() - 1] + 1, variant="normalized")
-            for m in _whole_words(wanted).finditer(said)
-        ]
+    said, origins = normalize_with_origins(reflection)
+    spans = []
+    for name in map(article_name, titles):
+        spans += strict_spans(reflection, name)
+        if wanted := normalize_answer(name):
+            spans += [
+                MentionSpan(start=origins[m.start()], end=origins[m.end() - 1] + 1, variant="normalized")
+                for m in _whole_words(wanted).finditer(said)
+            ]
     return spans
 
 
@@ -86,7 +86,7 @@ def reflection_spans(record: TrialRecord) -> list[MentionSpan]:
     """Where the record's reflection names one of its question's supporting articles."""
     if record.reflection is None:
         return []
-    return [span for title in supporting_titles(record.task_id) for span in article_spans(record.reflection, title)]
+    return article_spans(record.reflection, supporting_titles(record.task_id))
 
 
 def task_mentions(records: Sequence[TrialRecord]) -> MentionCounts:

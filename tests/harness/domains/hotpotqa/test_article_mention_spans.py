@@ -47,7 +47,7 @@ def test_the_normalized_text_is_normalize_answers_and_each_character_knows_its_s
     ],
 )
 def test_spans_follow_the_rule(reflection: str, title: str, strict: list[str], normalized: list[str]) -> None:
-    spans = article_spans(reflection, title)
+    spans = article_spans(reflection, [title])
     assert [reflection[s.start : s.end] for s in spans if s.variant == "strict"] == strict
     assert [reflection[s.start : s.end] for s in spans if s.variant == "normalized"] == normalized
     for variant, found in (("strict", strict), ("normalized", normalized)):
