@@ -1,5 +1,5 @@
-"""audit.html: audit.md's document on top, then every published task with memory, source by source, its reflections in order,
-each with the earlier one it is most similar to and, in the ALFWorld runs, where it names the game's target object.
+"""audit.html: audit.md's document on top, then every published task with memory, source by source, its reflections
+in order, each with the earlier one it is most similar to and, in the ALFWorld runs, where it names the game's target object.
 """
 
 from __future__ import annotations

@@ -55,7 +55,8 @@ def combine(runs: Sequence[RunData]) -> list[ReportCondition]:
     # Parts of a condition kept apart sit next to each other, in order of the condition's first appearance.
     order = list(dict.fromkeys(condition for condition, _, _, _ in groups))
     combined = []
-    for (condition, actor, reflector, domain), parts in sorted(groups.items(), key=lambda item: order.index(item[0][0])):
+    by_first_appearance = sorted(groups.items(), key=lambda item: order.index(item[0][0]))
+    for (condition, actor, reflector, domain), parts in by_first_appearance:
         names = [name for name, _ in parts]
         tasks = [task for _, report in parts for task in report.tasks]
         combined.append(

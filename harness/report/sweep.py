@@ -105,9 +105,8 @@ def planned_job_configs(config: DictConfig) -> list[tuple[SweepJob, DictConfig]]
 def planned_jobs(config: DictConfig) -> list[SweepJob]:
     """The jobs the basic sweeper launches for `config`, in job-number order, each with its run directory and the
     config its manifest will record."""
-    return [
-        job.model_copy(update={"config": _recorded_config(job_config)}) for job, job_config in planned_job_configs(config)
-    ]
+    jobs = planned_job_configs(config)
+    return [job.model_copy(update={"config": _recorded_config(job_config)}) for job, job_config in jobs]
 
 
 class JobState(BaseModel):

@@ -11,6 +11,7 @@ from harness.report.document._markdown import render_markdown
 from harness.report.document._model import (
     Block,
     BulletList,
+    Cell,
     Code,
     Document,
     Figure,
@@ -29,6 +30,7 @@ from harness.report.document._visible import visible
 __all__ = [
     "Block",
     "BulletList",
+    "Cell",
     "Code",
     "Document",
     "Figure",

@@ -64,7 +64,8 @@ class _Renderer:
         if kind is None or not path.is_file():
             return f'<figure><span class="missing">[image not found: {_esc(figure.path)}]</span></figure>'
         data = base64.b64encode(path.read_bytes()).decode("ascii")
-        return f'<figure><img id="{_esc(_image_id(figure))}" alt="{_esc(figure.alt)}" src="data:{kind};base64,{data}"></figure>'
+        image = f'<img id="{_esc(_image_id(figure))}" alt="{_esc(figure.alt)}" src="data:{kind};base64,{data}">'
+        return f"<figure>{image}</figure>"
 
     def table(self, table: Table) -> str:
         head = "".join(f"<th>{self.runs(cell)}</th>" for cell in table.header)

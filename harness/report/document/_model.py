@@ -62,14 +62,14 @@ class Link:
     runs: tuple[Inline, ...]
     target: str
 
-    def __init__(self, label: Part | Sequence[Part], target: str) -> None:
+    def __init__(self, label: Cell, target: str) -> None:
         if not _TARGET_RE.fullmatch(target) or target.startswith("/"):
             raise ValueError(f"{target!r} is not a target the report made: use Link.to_path or '#anchor'")
         object.__setattr__(self, "runs", as_cell(label))
         object.__setattr__(self, "target", target)
 
     @classmethod
-    def to_path(cls, label: Part | Sequence[Part], path: str | PurePath) -> Link:
+    def to_path(cls, label: Cell, path: str | PurePath) -> Link:
         return cls(label, local_target(path))
 
 
@@ -83,7 +83,11 @@ def as_runs(parts: Iterable[Part]) -> tuple[Inline, ...]:
     return tuple(Text(part) if isinstance(part, str) else part for part in parts)
 
 
-def as_cell(cell: Part | Sequence[Part]) -> tuple[Inline, ...]:
+Cell = Union[Part, Sequence[Part]]
+"""A table cell, a list item or a label: one part, or several side by side."""
+
+
+def as_cell(cell: Cell) -> tuple[Inline, ...]:
     """One part, or several side by side, as runs."""
     if isinstance(cell, (str, *_INLINE)):
         return as_runs([cell])
@@ -104,7 +108,7 @@ class BulletList:
 
     items: tuple[tuple[Inline, ...], ...]
 
-    def __init__(self, items: Iterable[Part | Sequence[Part]]) -> None:
+    def __init__(self, items: Iterable[Cell]) -> None:
         object.__setattr__(self, "items", tuple(as_cell(item) for item in items))
 
 
@@ -115,7 +119,7 @@ class Table:
     header: tuple[tuple[Inline, ...], ...]
     rows: tuple[tuple[tuple[Inline, ...], ...], ...]
 
-    def __init__(self, header: Sequence[Part | Sequence[Part]], rows: Iterable[Sequence[Part | Sequence[Part]]]) -> None:
+    def __init__(self, header: Sequence[Cell], rows: Iterable[Sequence[Cell]]) -> None:
         cells = tuple(tuple(as_cell(cell) for cell in row) for row in rows)
         short = [k for k, row in enumerate(cells) if len(row) != len(header)]
         if short:
@@ -146,7 +150,7 @@ class Section:
     title: tuple[Inline, ...]
     blocks: tuple[Block, ...]
 
-    def __init__(self, title: Part | Sequence[Part], blocks: Iterable[Block]) -> None:
+    def __init__(self, title: Cell, blocks: Iterable[Block]) -> None:
         object.__setattr__(self, "title", as_cell(title))
         object.__setattr__(self, "blocks", tuple(blocks))
 

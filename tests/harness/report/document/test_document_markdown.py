@@ -143,7 +143,8 @@ def test_the_document_keeps_the_reports_layout() -> None:
 
 
 def test_code_holding_backticks_is_fenced_by_more_and_a_row_of_the_wrong_length_is_refused() -> None:
-    markdown = render_markdown(Document("t", [Paragraph(Code("a `b` c")), Paragraph(Code("`x`")), Paragraph(Code("  "))]))
+    codes = [Paragraph(Code("a `b` c")), Paragraph(Code("`x`")), Paragraph(Code("  "))]
+    markdown = render_markdown(Document("t", codes))
     assert [t.content for t in every_token(markdown) if t.type == "code_inline"] == ["a `b` c", "`x`", "  "]
     with pytest.raises(ValueError, match="row 1 has 1 cells under a header of 2"):
         Table(["a", "b"], [["1", "2"], ["3"]])
