@@ -110,6 +110,35 @@ def assert_jobs_replayed(sweep_dir: Path, sequential: dict[str, list[dict[str, A
     assert (sweep_dir / "solved_and_mention.png").is_file()
 
 
+def _files(folder: Path) -> dict[Path, bytes]:
+    return {path.relative_to(folder): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def test_a_refused_sweep_rerun_changes_nothing_and_relabels_no_job(
+    tmp_path: Path, no_models: Path, sequential: dict[str, list[dict[str, Any]]]
+) -> None:
+    """Issue 26, severe 5: "A refused sweep rerun relabels the sweep": the same sweep with its list reversed plans
+    job 0 as no_memory in the directory of the self_diagnosis run. It is refused before any job starts, so
+    multirun.yaml, the report and every job's files stay as the first sweep left them."""
+    sweep_dir = tmp_path / "sweep"
+    sweep(sweep_dir, no_models)
+    before = _files(sweep_dir)
+    result = run_cli(
+        *SETTINGS,
+        f"strategy={','.join(reversed(STRATEGIES))}",
+        f"hydra.sweep.dir={sweep_dir}",
+        env={"REFLEXION_HARNESS_MODEL_DIR": str(no_models)},
+        multirun=True,
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith(
+        f"error: sweep job 0 (strategy={STRATEGIES[1]}): this run directory was started with conditions."
+    ), result.stderr
+    assert result.stderr.count("\n") == 1 and "sweep report:" not in result.stdout
+    assert _files(sweep_dir) == before
+    assert_jobs_replayed(sweep_dir, sequential)
+
+
 def test_joblib_runs_the_jobs_side_by_side(
     tmp_path: Path, no_models: Path, sequential: dict[str, list[dict[str, Any]]]
 ) -> None:

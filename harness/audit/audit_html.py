@@ -1,5 +1,5 @@
-"""audit.html: audit.md on top, then every published task with memory, source by source, its reflections in order,
-each with the earlier one it is most similar to and, in the ALFWorld runs, where it names the game's target object.
+"""audit.html: audit.md's document on top, then every published task with memory, source by source, its reflections
+in order, each with the earlier one it is most similar to and, in the ALFWorld runs, where it names the game's target object.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from harness.audit.alfworld_mention import MAPPED_DOMAINS, env_targets, read_env_to_game
-from harness.audit.audit_markdown import audit_markdown
+from harness.audit.audit_markdown import audit_document
 from harness.audit.audit_report import AuditReport
 from harness.audit.published import PublishedTask
 from harness.audit.sources import discover_sources, load_source
@@ -103,8 +103,7 @@ def write_audit_html(report: AuditReport, logs_dir: Path, env_to_game: Path, out
     }
     groups = audit_groups(sources, targets)
     page = Page(
-        title="Audit of the published Reflexion logs",
-        markdown=audit_markdown(report),
+        document=audit_document(report),
         condition_name="source",
         conditions=list(dict.fromkeys(group.condition for group in groups)),
         mention_note=MENTION_NOTE,

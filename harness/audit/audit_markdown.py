@@ -1,4 +1,5 @@
-"""audit.md: the per-source table, the conventions behind it, object mention and the frozen ALFWorld environments."""
+"""audit.md's document: the per-source table, the conventions behind it, object mention and the frozen ALFWorld
+environments; rendered to audit.md and to the top of audit.html."""
 
 from __future__ import annotations
 
@@ -7,27 +8,48 @@ from typing import TYPE_CHECKING
 from harness.audit.semantic_markdown import semantic_section
 from harness.audit.source_audit import AuditSpearman, SourceAudit
 from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, MentionCounts
+from harness.report.document import (
+    Block,
+    BulletList,
+    Code,
+    Document,
+    Paragraph,
+    Part,
+    Section,
+    Table,
+    render_markdown,
+)
 
 if TYPE_CHECKING:  # audit_report writes this file, so a runtime import would be circular
     from harness.audit.alfworld_mention import AlfworldMention
     from harness.audit.audit_report import AuditReport
 
 NOT_AVAILABLE = "n/a"
+TITLE = "Audit of the published Reflexion logs"
 
-CONVENTIONS = f"""\
-- Memory: a task's reflections at the end of the run, in the order written. "With memory": at least one.
-- RRR (reflection repetition rate): the share of reflections after the first that repeat an earlier one,
-  i.e. `difflib.SequenceMatcher(None, later, earlier).ratio() >= {SIMILARITY_THRESHOLD}`. RRR is undefined, not 0,
-  for a task with fewer than two reflections; "with RRR" counts the tasks with at least two.
-  Frozen: RRR >= {FROZEN_THRESHOLD}.
-- frozen / memory = frozen tasks / tasks with memory; frozen / RRR = frozen tasks / tasks with RRR. A ratio
-  or mean with nothing to divide by is {NOT_AVAILABLE}, never 0.
-- avg RRR, frozen: mean over the frozen tasks; avg RRR, with RRR: mean over the tasks with at least two
-  reflections. Reflections in frozen: reflections held by the frozen tasks.
-- Spearman of RRR against trials played (the first solved trial + 1, or every trial played when never
-  solved): over the tasks with at least two reflections (>= 2), and over the tasks with at least one, RRR
-  taken as 0 where there is exactly one (>= 1, RRR 0). {NOT_AVAILABLE} with the reason when a counted task has no
-  trial count in its log (the programming runs keep none) or rho is undefined."""
+CONVENTIONS: list[list[Part]] = [
+    ["Memory: a task's reflections at the end of the run, in the order written. \"With memory\": at least one."],
+    [
+        "RRR (reflection repetition rate): the share of reflections after the first that repeat an earlier one, i.e. ",
+        Code(f"difflib.SequenceMatcher(None, later, earlier).ratio() >= {SIMILARITY_THRESHOLD}"),
+        ". RRR is undefined, not 0, for a task with fewer than two reflections; \"with RRR\" counts the tasks with at "
+        f"least two. Frozen: RRR >= {FROZEN_THRESHOLD}.",
+    ],
+    [
+        "frozen / memory = frozen tasks / tasks with memory; frozen / RRR = frozen tasks / tasks with RRR. A ratio or "
+        f"mean with nothing to divide by is {NOT_AVAILABLE}, never 0."
+    ],
+    [
+        "avg RRR, frozen: mean over the frozen tasks; avg RRR, with RRR: mean over the tasks with at least two "
+        "reflections. Reflections in frozen: reflections held by the frozen tasks."
+    ],
+    [
+        "Spearman of RRR against trials played (the first solved trial + 1, or every trial played when never solved): "
+        "over the tasks with at least two reflections (>= 2), and over the tasks with at least one, RRR taken as 0 "
+        f"where there is exactly one (>= 1, RRR 0). {NOT_AVAILABLE} with the reason when a counted task has no trial "
+        "count in its log (the programming runs keep none) or rho is undefined."
+    ],
+]
 
 
 def _number(value: float | None) -> str:
@@ -44,10 +66,10 @@ def _spearman(result: AuditSpearman) -> str:
     return f"rho {result.rho:.2f}, p {result.p:.3g}, n={result.n}"
 
 
-def _source_row(row: SourceAudit) -> str:
-    cells = [
+def _source_row(row: SourceAudit) -> list[Part]:
+    return [
         row.domain,
-        f"`{row.source}`",
+        Code(row.source),
         str(row.n_tasks),
         str(row.n_with_memory),
         str(row.n_with_rrr),
@@ -59,17 +81,28 @@ def _source_row(row: SourceAudit) -> str:
         str(row.reflections_in_frozen),
         *(_spearman(s) for s in row.spearman_rrr_vs_trials),
     ]
-    return "| " + " | ".join(cells) + " |"
 
 
-def sources_table(rows: list[SourceAudit]) -> str:
+SOURCES_HEADER = [
+    "domain",
+    "source",
+    "tasks",
+    "with memory",
+    "with RRR",
+    "frozen",
+    "frozen / memory",
+    "frozen / RRR",
+    "avg RRR, frozen",
+    "avg RRR, with RRR",
+    "reflections in frozen",
+    "Spearman RRR vs trials, >= 2",
+    "Spearman RRR vs trials, >= 1, RRR 0",
+]
+
+
+def sources_table(rows: list[SourceAudit]) -> Table:
     """One row per readable source, in the given (domain-grouped) order."""
-    header = (
-        "| domain | source | tasks | with memory | with RRR | frozen | frozen / memory | frozen / RRR "
-        "| avg RRR, frozen | avg RRR, with RRR | reflections in frozen | Spearman RRR vs trials, >= 2 "
-        "| Spearman RRR vs trials, >= 1, RRR 0 |"
-    )
-    return "\n".join([header, "|" + "---|" * 13, *(_source_row(row) for row in rows)])
+    return Table(SOURCES_HEADER, [_source_row(row) for row in rows])
 
 
 def _mention(counts: MentionCounts, variant: str) -> str:
@@ -77,71 +110,89 @@ def _mention(counts: MentionCounts, variant: str) -> str:
     return f"{getattr(counts, variant)}/{counts.reflections}" + (f" ({rate:.0%})" if rate is not None else "")
 
 
-def mention_table(mentions: list[AlfworldMention]) -> str:
+def mention_table(mentions: list[AlfworldMention]) -> Table:
     """Object mention per ALFWorld source, over all reflections and over the frozen environments."""
-    lines = [
-        "| source | all reflections: strict | all reflections: normalized "
-        "| frozen environments: strict | frozen environments: normalized |",
-        "|---|---|---|---|---|",
+    header = [
+        "source",
+        "all reflections: strict",
+        "all reflections: normalized",
+        "frozen environments: strict",
+        "frozen environments: normalized",
     ]
-    for m in mentions:
-        cells = [f"`{m.source}`"] + [
-            _mention(counts, variant)
-            for counts in (m.all_reflections, m.frozen_reflections)
-            for variant in ("strict", "normalized")
+    rows = [
+        [
+            Code(m.source),
+            *(
+                _mention(counts, variant)
+                for counts in (m.all_reflections, m.frozen_reflections)
+                for variant in ("strict", "normalized")
+            ),
         ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def frozen_env_table(mention: AlfworldMention) -> str:
-    """The frozen environments of one ALFWorld source with their games."""
-    lines = [
-        "| env | game | target object | RRR | reflections | mention, strict | mention, normalized |",
-        "|---|---|---|---|---|---|---|",
+        for m in mentions
     ]
-    lines += [
-        f"| {e.env} | `{e.game}` | {e.target_object} | {e.rrr:.2f} | {e.mentions.reflections} "
-        f"| {e.mentions.strict} | {e.mentions.normalized} |"
+    return Table(header, rows)
+
+
+def frozen_env_table(mention: AlfworldMention) -> Table:
+    """The frozen environments of one ALFWorld source with their games."""
+    header = ["env", "game", "target object", "RRR", "reflections", "mention, strict", "mention, normalized"]
+    rows = [
+        [
+            e.env,
+            Code(e.game),
+            e.target_object,
+            f"{e.rrr:.2f}",
+            str(e.mentions.reflections),
+            str(e.mentions.strict),
+            str(e.mentions.normalized),
+        ]
         for e in mention.frozen_envs
     ]
-    return "\n".join(lines)
+    return Table(header, rows)
 
 
-def skipped_table(report: AuditReport) -> str:
-    lines = ["| source | domain | format | reason |", "|---|---|---|---|"]
-    lines += [f"| `{s.source}` | {s.domain} | {s.format} | {s.reason} |" for s in report.skipped]
-    return "\n".join(lines)
+def skipped_table(report: AuditReport) -> Table:
+    rows = [[Code(s.source), s.domain, s.format, s.reason] for s in report.skipped]
+    return Table(["source", "domain", "format", "reason"], rows)
+
+
+def mention_section(report: AuditReport) -> Section:
+    """Object mention per ALFWorld source, then each source's frozen environments."""
+    rule = Paragraph(
+        "Each ",
+        Code("env_N"),
+        " is mapped to its game by ",
+        Code(report.env_to_game),
+        "; the target object is the second dash-separated field of the game's task folder. Cells: reflections naming "
+        "the object / reflections. strict: the CamelCase name as a case-sensitive substring (the study's rule); "
+        "normalized: case-insensitive, words joined or separated, a plural allowed, as a whole word.",
+    )
+    frozen = [
+        Section(["Frozen environments of ", Code(m.source)], [frozen_env_table(m)]) for m in report.object_mention
+    ]
+    return Section("Object mention in the ALFWorld runs", [rule, mention_table(report.object_mention), *frozen])
+
+
+def audit_document(report: AuditReport) -> Document:
+    """The whole audit, as audit.md and the top of audit.html render it."""
+    blocks: list[Block] = [
+        Paragraph(
+            "Logs: ",
+            Code(report.logs_dir),
+            f". {len(report.sources)} readable sources, {len(report.skipped)} skipped (listed at the end). Written by ",
+            Code("python -m harness.audit"),
+            ".",
+        ),
+        Section("Conventions", [BulletList(CONVENTIONS)]),
+        Section("Sources", [sources_table(report.sources)]),
+        mention_section(report),
+    ]
+    if report.semantic is not None:
+        blocks.append(semantic_section(report.semantic))
+    blocks.append(Section("Skipped sources", [skipped_table(report)]))
+    return Document(TITLE, blocks)
 
 
 def audit_markdown(report: AuditReport) -> str:
     """The whole audit.md."""
-    lines = [
-        "# Audit of the published Reflexion logs",
-        "",
-        f"Logs: `{report.logs_dir}`. {len(report.sources)} readable sources, {len(report.skipped)} skipped "
-        "(listed at the end). Written by `python -m harness.audit`.",
-        "",
-        "## Conventions",
-        "",
-        CONVENTIONS,
-        "",
-        "## Sources",
-        "",
-        sources_table(report.sources),
-        "",
-        "## Object mention in the ALFWorld runs",
-        "",
-        f"Each `env_N` is mapped to its game by `{report.env_to_game}`; the target object is the second "
-        "dash-separated field of the game's task folder. Cells: reflections naming the object / reflections. "
-        "strict: the CamelCase name as a case-sensitive substring (the study's rule); normalized: "
-        "case-insensitive, words joined or separated, a plural allowed, as a whole word.",
-        "",
-        mention_table(report.object_mention),
-    ]
-    for mention in report.object_mention:
-        lines += ["", f"### Frozen environments of `{mention.source}`", "", frozen_env_table(mention)]
-    if report.semantic is not None:
-        lines += ["", *semantic_section(report.semantic)]
-    lines += ["", "## Skipped sources", "", skipped_table(report), ""]
-    return "\n".join(lines)
+    return render_markdown(audit_document(report))

@@ -8,9 +8,9 @@ from harness.metrics.semantic import (
     DISAGREEMENT_HEADER,
     comparison_cells,
     disagreement_rows,
-    markdown_table,
     rule_sentence,
 )
+from harness.report.document import Block, Code, Paragraph, Section, Table
 
 
 def _embedding_sentence(semantic: SemanticAudit) -> str:
@@ -21,22 +21,22 @@ def _embedding_sentence(semantic: SemanticAudit) -> str:
     )
 
 
-def semantic_section(semantic: SemanticAudit) -> list[str]:
-    """The section's lines, ready to join into audit.md."""
-    rows = [[row.domain, f"`{row.source}`", *comparison_cells(row.comparison)] for row in semantic.sources]
+def semantic_section(semantic: SemanticAudit) -> Section:
+    """Both rates per source, then the tasks the two rules disagree on."""
+    rows = [[row.domain, Code(row.source), *comparison_cells(row.comparison)] for row in semantic.sources]
     disagreements = [
-        [f"`{row.source}`", *cells] for row in semantic.sources for cells in disagreement_rows(row.comparison)
+        [Code(row.source), *cells] for row in semantic.sources for cells in disagreement_rows(row.comparison)
     ]
-    return [
-        "## Semantic repetition beside RRR",
-        "",
-        f"{rule_sentence(semantic.threshold, semantic.embedding.model)} {_embedding_sentence(semantic)}",
-        "",
-        markdown_table(["domain", "source", *COMPARISON_HEADER], rows),
-        "",
-        f"### Tasks frozen by one rule and not the other ({len(disagreements)})",
-        "",
-        markdown_table(["source", *DISAGREEMENT_HEADER], disagreements)
+    listed: Block = (
+        Table(["source", *DISAGREEMENT_HEADER], disagreements)
         if disagreements
-        else "None: both rules call the same tasks frozen.",
-    ]
+        else Paragraph("None: both rules call the same tasks frozen.")
+    )
+    return Section(
+        "Semantic repetition beside RRR",
+        [
+            Paragraph(f"{rule_sentence(semantic.threshold, semantic.embedding.model)} {_embedding_sentence(semantic)}"),
+            Table(["domain", "source", *COMPARISON_HEADER], rows),
+            Section(f"Tasks frozen by one rule and not the other ({len(disagreements)})", [listed]),
+        ],
+    )

@@ -38,6 +38,7 @@ class ReportCondition(BaseModel):
     condition: str = Field(description="The condition name the records carry.")
     actor_model: str
     reflector_model: str
+    domain: str | None = Field(description="The domain its runs played; None when unknown.")
     runs: list[str] = Field(description="Names of the runs its tasks come from, in report order.")
     totals: ConditionMetrics = Field(description="Aggregated over `tasks`.")
     tasks: list[TaskMetrics] = Field(description="Per task, run by run; a task run twice counts twice.")
@@ -54,7 +55,8 @@ def combine(runs: Sequence[RunData]) -> list[ReportCondition]:
     # Parts of a condition kept apart sit next to each other, in order of the condition's first appearance.
     order = list(dict.fromkeys(condition for condition, _, _, _ in groups))
     combined = []
-    for (condition, actor, reflector, _), parts in sorted(groups.items(), key=lambda item: order.index(item[0][0])):
+    by_first_appearance = sorted(groups.items(), key=lambda item: order.index(item[0][0]))
+    for (condition, actor, reflector, domain), parts in by_first_appearance:
         names = [name for name, _ in parts]
         tasks = [task for _, report in parts for task in report.tasks]
         combined.append(
@@ -63,12 +65,35 @@ def combine(runs: Sequence[RunData]) -> list[ReportCondition]:
                 condition=condition,
                 actor_model=actor,
                 reflector_model=reflector,
+                domain=domain,
                 runs=names,
                 totals=condition_metrics(tasks),
                 tasks=tasks,
             )
         )
     return combined
+
+
+def kept_apart(conditions: Sequence[ReportCondition]) -> dict[str, list[ReportCondition]]:
+    """Why same-named conditions were kept apart ("domains", "models", or "domains and models" differ), each with
+    its parts, in report order: only what really differs between the parts is named."""
+    parts: dict[str, list[ReportCondition]] = {}
+    for c in conditions:
+        parts.setdefault(c.condition, []).append(c)
+    reasons: dict[str, list[ReportCondition]] = {}
+    for same_name in parts.values():
+        if len(same_name) < 2:
+            continue
+        differ = [
+            what
+            for what, values in (
+                ("domains", {c.domain for c in same_name}),
+                ("models", {(c.actor_model, c.reflector_model) for c in same_name}),
+            )
+            if len(values) > 1
+        ]
+        reasons.setdefault(" and ".join(differ), []).extend(same_name)
+    return reasons
 
 
 def as_condition_reports(conditions: Sequence[ReportCondition]) -> list[ConditionReport]:

@@ -6,8 +6,9 @@ import math
 from collections.abc import Sequence
 
 from harness.metrics.fisher import PairwiseFisher
-from harness.metrics.semantic import markdown_table
+from harness.report.document import Paragraph, Section, Table
 
+TITLE = "Solved: exact tests between conditions"
 FISHER_NOTE = (
     "Fisher's exact test (two-sided, scipy.stats.fisher_exact) on each pair's 2x2 table of solved and unsolved "
     "tasks. Odds ratio: (solved / unsolved) under A over the same under B; inf or 0 when a cell is empty, n/a when "
@@ -35,9 +36,9 @@ def _row(pair: PairwiseFisher) -> list[str]:
     ]
 
 
-def fisher_lines(pairs: Sequence[PairwiseFisher]) -> list[str]:
-    """The section's lines: the table and how to read it, or why there is no pair to test."""
-    lines = ["## Solved: exact tests between conditions", ""]
+def fisher_section(pairs: Sequence[PairwiseFisher]) -> Section:
+    """The table and how to read it, or why there is no pair to test."""
     if not pairs:
-        return [*lines, "One condition only: no pair to test."]
-    return [*lines, markdown_table(HEADER, [_row(pair) for pair in pairs]), "", FISHER_NOTE.format(pairs=len(pairs))]
+        return Section(TITLE, [Paragraph("One condition only: no pair to test.")])
+    table = Table(HEADER, [_row(pair) for pair in pairs])
+    return Section(TITLE, [table, Paragraph(FISHER_NOTE.format(pairs=len(pairs)))])

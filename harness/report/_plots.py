@@ -22,6 +22,7 @@ from harness.metrics.core import FROZEN_THRESHOLD
 from harness.report._combine import ReportCondition
 from harness.report._semantic import SemanticCondition
 from harness.report._stats import SHARE_MEASURES, Share, percent_bar
+from harness.report.document import visible
 
 RRR_DISTRIBUTION = "rrr_distribution.png"
 RRR_VS_TRIALS = "rrr_vs_trials.png"
@@ -69,8 +70,15 @@ def _save(figure: Figure, path: Path) -> Path:
     return path
 
 
+def _shown(label: str) -> str:
+    """A condition's label as plot text: control characters as \\uXXXX (the plot font has no control pictures), and
+    '$' literal (matplotlib reads the text between two as mathtext)."""
+    escaped = "".join(char if visible(char) == char else f"\\u{ord(char):04x}" for char in label)
+    return escaped.replace("$", r"\$")
+
+
 def _tick_labels(conditions: Sequence[ReportCondition], counts: Sequence[int] | None = None) -> list[str]:
-    labels = [textwrap.fill(c.label, 18, break_long_words=False) for c in conditions]
+    labels = [textwrap.fill(_shown(c.label), 18, break_long_words=False) for c in conditions]
     return labels if counts is None else [f"{label}\n(n = {n})" for label, n in zip(labels, counts)]
 
 
@@ -128,7 +136,8 @@ def plot_rrr_vs_trials(conditions: Sequence[ReportCondition], path: Path) -> Pat
                 facecolors=color if solved else "none",
                 edgecolors=color,
             )
-        handles.append(Line2D([], [], ls="", marker=marker, color=color, label=f"{c.label} (n = {len(rated)})"))
+        label = f"{_shown(c.label)} (n = {len(rated)})"
+        handles.append(Line2D([], [], ls="", marker=marker, color=color, label=label))
     _frozen_line(axes)
     handles += [
         Line2D([], [], ls="", marker="o", color="grey", label="filled: solved"),
@@ -201,7 +210,8 @@ def plot_semantic_vs_rrr(conditions: Sequence[SemanticCondition], path: Path) ->
             alpha=0.7,
             color=color,
         )
-        handles.append(Line2D([], [], ls="", marker=marker, color=color, label=f"{c.label} (n = {len(points)})"))
+        label = f"{_shown(c.label)} (n = {len(points)})"
+        handles.append(Line2D([], [], ls="", marker=marker, color=color, label=label))
     axes.plot([0, 1], [0, 1], ls=":", lw=1, color="grey")
     axes.axvline(FROZEN_THRESHOLD, ls="--", lw=1, color="tab:red")
     axes.axhline(FROZEN_THRESHOLD, ls="--", lw=1, color="tab:red")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harness.metrics.fisher import pairwise_fisher
 from harness.report._combine import as_condition_reports, combine
-from harness.report._markdown import report_markdown
+from harness.report._document import report_document
 from harness.report._plots import (
     RRR_DISTRIBUTION,
     RRR_VS_TRIALS,
@@ -21,6 +21,7 @@ from harness.report._plots import (
 from harness.report._runs import ReportInputError, load_runs
 from harness.report._semantic import semantic_report
 from harness.report._stats import condition_shares
+from harness.report.document import Block, render_markdown
 from harness.report.html import run_page, write_page
 from harness.metrics.semantic import SEMANTIC_THRESHOLD, EmbeddingCache
 
@@ -33,13 +34,13 @@ def write_report(
     embeddings: EmbeddingCache | None = None,
     semantic_threshold: float = SEMANTIC_THRESHOLD,
     html: bool = True,
-    appendix: Sequence[str] = (),
+    appendix: Sequence[Block] = (),
 ) -> Path:
     """Read the runs, combine their conditions, draw the plots and write report.md into `out_dir`; return its path.
 
     With `embeddings`, semantic RRR at `semantic_threshold` is measured beside RRR (from the runs' trials.jsonl).
-    With `html`, report.html beside it: the same report, then every task's reflections trial by trial. `appendix`
-    (markdown lines) ends both.
+    With `html`, report.html beside it: the same document, then every task's reflections trial by trial.
+    `appendix` (blocks) ends both.
     """
     runs = load_runs(run_dirs)
     conditions = combine(runs)
@@ -57,11 +58,8 @@ def write_report(
     table = as_condition_reports(conditions)
     fisher = pairwise_fisher([(c.label, c.totals.solved, c.totals.tasks) for c in conditions])
     path = out_dir / REPORT_FILE
-    markdown = report_markdown(runs, conditions, table, out_dir, fisher, semantic)
-    if appendix:
-        markdown = markdown.rstrip("\n") + "\n\n" + "\n".join(appendix)
-    path.write_text(markdown)
+    document = report_document(runs, conditions, table, out_dir, fisher, semantic).then(appendix)
+    path.write_text(render_markdown(document))
     if html:
-        title = f"Report: {', '.join(run.name for run in runs)}"
-        write_page(run_page(title, markdown, runs, conditions), out_dir)
+        write_page(run_page(document, runs, conditions), out_dir)
     return path

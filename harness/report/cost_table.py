@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from harness.metrics.cost import ConditionPrices, RolePrice, UsageTotals
-from harness.metrics.semantic import markdown_table
+from harness.report.document import Block, Code, Paragraph, Table
 
 HEADER = ["condition", "LLM calls", "from cache", "tokens in", "tokens out", "estimated cost (USD, list price)"]
 COST_NOTE = (
@@ -48,20 +48,21 @@ def _price(role: RolePrice) -> str:
     )
 
 
-def prices_sentence(prices: Iterable[ConditionPrices]) -> str:
+def prices_sentence(prices: Iterable[ConditionPrices]) -> Paragraph:
     """Every distinct model and price the table used, and where to check them."""
     roles = sorted({role for p in prices for role in (p.actor, p.reflector)}, key=lambda r: (r.model, str(r.price)))
     if not roles:
-        return "No model config of these runs names its models, so nothing is priced."
-    return (
-        "Prices from the model configs (configs/model/*.yaml, `price`): "
-        + "; ".join(_price(role) for role in roles)
-        + ". List prices change: check the provider's current price list before relying on the estimate."
+        return Paragraph("No model config of these runs names its models, so nothing is priced.")
+    return Paragraph(
+        "Prices from the model configs (configs/model/*.yaml, ",
+        Code("price"),
+        "): " + "; ".join(_price(role) for role in roles),
+        ". List prices change: check the provider's current price list before relying on the estimate.",
     )
 
 
-def usage_table(rows: Sequence[tuple[str, UsageTotals]], prices: Iterable[ConditionPrices]) -> str:
+def usage_table(rows: Sequence[tuple[str, UsageTotals]], prices: Iterable[ConditionPrices]) -> list[Block]:
     """One row per (label, totals), a total row, the note on what the estimate counts, and the prices used."""
     total = sum((totals for _, totals in rows), UsageTotals())
-    table = markdown_table(HEADER, [*(_row(label, totals) for label, totals in rows), _row("total", total)])
-    return "\n".join([table, "", COST_NOTE, "", prices_sentence(prices)])
+    table = Table(HEADER, [*(_row(label, totals) for label, totals in rows), _row("total", total)])
+    return [table, Paragraph(COST_NOTE), prices_sentence(prices)]

@@ -10,6 +10,7 @@ from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices,
 from harness.metrics.run import RunMetrics
 from harness.records import RunPlan, TrialRecord, describe_outside, split_by_plan
 from harness.report.cost_table import usage_table
+from harness.report.document import BulletList, Document, Section, render_markdown
 from harness.report.tables import conditions_table, rrr_grid
 
 SUMMARY_FILE = "summary.md"
@@ -76,42 +77,41 @@ def summarize(records: list[TrialRecord], plan: RunPlan, prices: dict[str, Condi
     )
 
 
-def summary_markdown(summary: RunSummary, metrics: RunMetrics, config: RunConfig) -> str:
+def summary_document(summary: RunSummary, metrics: RunMetrics, config: RunConfig) -> Document:
     names = ", ".join(c.name for c in config.conditions)
-    lines = [
-        f"# Run summary: {names} on {config.env.name}",
-        "",
-        f"- run models: actor {config.actor.name}, reflector {config.reflector.name}",
-        f"- tasks: {summary.conditions[0].tasks if summary.conditions else 0}; trials: {summary.trials}; "
+    items = [
+        f"run models: actor {config.actor.name}, reflector {config.reflector.name}",
+        f"tasks: {summary.conditions[0].tasks if summary.conditions else 0}; trials: {summary.trials}; "
         f"records: {summary.records}",
     ]
     if metrics.outside_plan:
-        lines.append(f"- {describe_outside(metrics.outside_plan)}")
+        items.append(describe_outside(metrics.outside_plan))
     for c in summary.conditions:
         by_trial = ", ".join(f"trial {t}: {n}" for t, n in enumerate(c.solved_by_trial))
-        lines.append(
-            f"- {c.condition}: solved {c.solved}/{c.tasks} (cumulative by trial: {by_trial}); "
+        items.append(
+            f"{c.condition}: solved {c.solved}/{c.tasks} (cumulative by trial: {by_trial}); "
             f"reflections written: {c.reflections}"
         )
-    lines += [
-        f"- LLM calls: {summary.llm_calls} ({summary.cache_hits} from cache); "
+    items += [
+        f"LLM calls: {summary.llm_calls} ({summary.cache_hits} from cache); "
         f"tokens: {summary.prompt_tokens} prompt, {summary.completion_tokens} completion",
-        f"- seconds in the environment ({config.env.name}): {summary.env_s}; waiting on the LLM: {summary.llm_s}; "
+        f"seconds in the environment ({config.env.name}): {summary.env_s}; waiting on the LLM: {summary.llm_s}; "
         f"trial wall time: {summary.wall_s}",
-        "",
-        "## Conditions",
-        "",
-        conditions_table(metrics.conditions, [note] if (note := mention_note(config.env.name)) else []),
-        "",
-        "## Reflection repetition per task",
-        "",
-        rrr_grid(metrics.conditions),
-        "",
-        "## Tokens and estimated cost",
-        "",
-        usage_table(
-            [(c.condition, c.usage) for c in summary.conditions], condition_prices(config.model_dump(mode="json")).values()
-        ),
-        "",
     ]
-    return "\n".join(lines)
+    notes = [note] if (note := mention_note(config.env.name)) else []
+    usage = [(c.condition, c.usage) for c in summary.conditions]
+    prices = condition_prices(config.model_dump(mode="json")).values()
+    return Document(
+        f"Run summary: {names} on {config.env.name}",
+        [
+            BulletList(items),
+            Section("Conditions", conditions_table(metrics.conditions, notes)),
+            Section("Reflection repetition per task", rrr_grid(metrics.conditions)),
+            Section("Tokens and estimated cost", usage_table(usage, prices)),
+        ],
+    )
+
+
+def summary_markdown(summary: RunSummary, metrics: RunMetrics, config: RunConfig) -> str:
+    """summary.md."""
+    return render_markdown(summary_document(summary, metrics, config))

@@ -8,7 +8,7 @@ or a Ray cluster of several machines, `hydra.sweep.dir` must be on a filesystem 
 from __future__ import annotations
 
 import atexit
-import os
+import copy
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,13 +18,18 @@ from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.experimental.callback import Callback
-from omegaconf import DictConfig, OmegaConf, open_dict
+from omegaconf import DictConfig, OmegaConf, open_dict, read_write
+from omegaconf.errors import OmegaConfBaseException
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.errors import HarnessError
-from harness.records import read_manifest
+from harness.records import Manifest, read_manifest
 from harness.report import REPORT_FILE, write_report
-from harness.report.html import markdown_page, write_page
+from harness.report._document import directory_link
+from harness.report.document import Block, Document, Paragraph, Section, Strong, Table, render_markdown
+from harness.report.html import document_page, write_page
+from harness.run.config import validate_config
+from harness.run.config_diff import shaping_changes
 
 FINISHED = "finished"
 BASIC_SWEEPER = f"{BasicSweeper.__module__}.{BasicSweeper.__name__}"
@@ -42,6 +47,26 @@ class SweepJob(BaseModel):
     num: int = Field(description="Hydra's job number (hydra.job.num).")
     overrides: list[str] = Field(description="The job's values of the swept keys.")
     directory: Path = Field(description="Its run directory: hydra.sweep.dir / hydra.sweep.subdir.")
+    config: dict[str, Any] | None = Field(
+        None, description="The validated config the job records in its manifest; None when it does not validate."
+    )
+
+
+def task_config(config: DictConfig) -> DictConfig:
+    """The config the run's code sees: without the `hydra` node (as Hydra's run_job hands it over)."""
+    task = copy.deepcopy(config)
+    with read_write(task), open_dict(task):
+        del task["hydra"]
+    return task
+
+
+def _recorded_config(job_config: DictConfig) -> dict[str, Any] | None:
+    """The config a job's manifest will hold, to recognise the job's run by; None when it does not validate (the
+    input guard refuses such a sweep before it starts)."""
+    try:
+        return validate_config(task_config(job_config)).model_dump(mode="json")
+    except (HarnessError, OmegaConfBaseException):
+        return None
 
 
 def planned_job_configs(config: DictConfig) -> list[tuple[SweepJob, DictConfig]]:
@@ -78,57 +103,86 @@ def planned_job_configs(config: DictConfig) -> list[tuple[SweepJob, DictConfig]]
 
 
 def planned_jobs(config: DictConfig) -> list[SweepJob]:
-    """The jobs the basic sweeper launches for `config`, in job-number order, each with its run directory."""
-    return [job for job, _ in planned_job_configs(config)]
+    """The jobs the basic sweeper launches for `config`, in job-number order, each with its run directory and the
+    config its manifest will record."""
+    jobs = planned_job_configs(config)
+    return [job.model_copy(update={"config": _recorded_config(job_config)}) for job, job_config in jobs]
 
 
-def job_status(job: SweepJob) -> str:
-    """The manifest's status (running, finished, failed), or why there is none."""
+class JobState(BaseModel):
+    """What a job's directory holds, read from the job's own manifest."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str = Field(description="The swept values of the run the directory holds.")
+    status: str = Field(description="The manifest's status (running, finished, failed), or why there is none.")
+
+
+NO_JOB_OF_THIS_SWEEP = "the settings of no job of this sweep (see its manifest.json)"
+
+
+def _label(job: SweepJob, manifest: Manifest | None, jobs: Sequence[SweepJob]) -> str:
+    """The swept values of the planned job whose config the manifest records, the job's own tried first: a sweep
+    started again with its list in another order labels each directory by the run it holds, not by the new plan.
+    Without a manifest the job has not recorded a run, and its planned values are all there is."""
+    if manifest is None:
+        return " ".join(job.overrides)
+    for candidate in [job, *(other for other in jobs if other is not job)]:
+        if candidate.config is not None and not shaping_changes(manifest.config, candidate.config):
+            return " ".join(candidate.overrides)
+    return NO_JOB_OF_THIS_SWEEP
+
+
+def job_state(job: SweepJob, jobs: Sequence[SweepJob]) -> JobState:
+    """The job's label and status, from its own manifest."""
+    planned = " ".join(job.overrides)
     if not job.directory.is_dir():
-        return "not started"
+        return JobState(label=planned, status="not started")
     try:
         manifest = read_manifest(job.directory)
     except ValueError:
-        return "unreadable manifest"
-    return manifest.status if manifest else "no manifest"
+        return JobState(label=planned, status="unreadable manifest")
+    return JobState(label=_label(job, manifest, jobs), status=manifest.status if manifest else "no manifest")
 
 
-def _jobs_section(jobs: Sequence[SweepJob], statuses: Sequence[str], sweep_dir: Path) -> list[str]:
-    lines = [
-        "## Sweep jobs",
-        "",
-        (
-            "Only jobs that finished are combined above. A job still marked running stopped without recording its "
-            "end (it was killed), or was still running when the sweep's own process ended."
-        ),
-        "",
-        "| job | overrides | directory | status | in the report |",
-        "|---|---|---|---|---|",
+def jobs_section(jobs: Sequence[SweepJob], states: Sequence[JobState], sweep_dir: Path) -> list[Block]:
+    """The job table and what is missing from the report."""
+    note = (
+        "Only jobs that finished are combined above. A job still marked running stopped without recording its end "
+        "(it was killed), or was still running when the sweep's own process ended. A job is labelled by the swept "
+        "values of the run its own manifest records (by its planned values until it records one)."
+    )
+    rows = [
+        [
+            str(job.num),
+            state.label,
+            directory_link(job.directory, sweep_dir),
+            state.status,
+            "yes" if state.status == FINISHED else Strong("no"),
+        ]
+        for job, state in zip(jobs, states)
     ]
-    for job, status in zip(jobs, statuses):
-        link = Path(os.path.relpath(job.directory.resolve(), sweep_dir.resolve())).as_posix()
-        included = "yes" if status == FINISHED else "**no**"
-        lines.append(f"| {job.num} | {' '.join(job.overrides)} | [{link}]({link}) | {status} | {included} |")
-    missing = [f"job {j.num} ({' '.join(j.overrides)}: {s})" for j, s in zip(jobs, statuses) if s != FINISHED]
-    lines += ["", f"Missing: {'; '.join(missing)}." if missing else f"All {len(jobs)} jobs finished.", ""]
-    return lines
+    missing = [f"job {j.num} ({s.label}: {s.status})" for j, s in zip(jobs, states) if s.status != FINISHED]
+    table = Table(["job", "overrides", "directory", "status", "in the report"], rows)
+    end = f"Missing: {'; '.join(missing)}." if missing else f"All {len(jobs)} jobs finished."
+    return [Section("Sweep jobs", [Paragraph(note), table, Paragraph(end)])]
 
 
 def write_sweep_report(jobs: Sequence[SweepJob], sweep_dir: Path) -> Path:
     """report.md and report.html in `sweep_dir` over the finished jobs (harness.report), then every job's status."""
-    statuses = [job_status(job) for job in jobs]
-    finished = [job.directory for job, status in zip(jobs, statuses) if status == FINISHED]
-    jobs_lines = _jobs_section(jobs, statuses, Path(sweep_dir))
+    states = [job_state(job, jobs) for job in jobs]
+    finished = [job.directory for job, state in zip(jobs, states) if state.status == FINISHED]
+    appendix = jobs_section(jobs, states, Path(sweep_dir))
     path = Path(sweep_dir) / REPORT_FILE
     try:
-        write_report(finished, sweep_dir, appendix=jobs_lines)
+        write_report(finished, sweep_dir, appendix=appendix)
     except HarnessError as error:
         # No finished job, or one whose files cannot be read: the job table still says what happened.
         path.parent.mkdir(parents=True, exist_ok=True)
-        markdown = f"# Sweep report: {sweep_dir}\n\nNothing combined: {error}\n\n" + "\n".join(jobs_lines)
-        path.write_text(markdown)
-        write_page(markdown_page(f"Sweep report: {sweep_dir}", markdown), Path(sweep_dir))
-    missing = [f"job {job.num} {status}" for job, status in zip(jobs, statuses) if status != FINISHED]
+        document = Document(f"Sweep report: {sweep_dir}", [Paragraph(f"Nothing combined: {error}"), *appendix])
+        path.write_text(render_markdown(document))
+        write_page(document_page(document), Path(sweep_dir))
+    missing = [f"job {job.num} {state.status}" for job, state in zip(jobs, states) if state.status != FINISHED]
     # Printed, not logged: the launching process runs under hydra/hydra_logging=disabled.
     print(f"sweep report: {path} ({len(finished)} of {len(jobs)} jobs{'; ' if missing else ''}{', '.join(missing)})")
     return path

@@ -1,4 +1,4 @@
-"""Markdown tables of a run's metrics: the condition comparison and the per-task RRR grid."""
+"""Tables of a run's metrics, as document blocks: the condition comparison and the per-task RRR grid."""
 
 from __future__ import annotations
 
@@ -6,6 +6,18 @@ from collections.abc import Sequence
 
 from harness.metrics.core import MentionCounts
 from harness.metrics.run import ConditionReport
+from harness.report.document import Block, Paragraph, Table
+
+CONDITIONS_HEADER = [
+    "condition",
+    "actor / reflector",
+    "solved / tasks",
+    "object mention, strict",
+    "object mention, normalized",
+    "average RRR (tasks with RRR)",
+    "frozen",
+    "malformed answers",
+]
 
 
 def _ratio(numerator: int, denominator: int) -> str:
@@ -20,39 +32,41 @@ def _mention(counts: MentionCounts, variant: str) -> str:
     return _ratio(getattr(counts, variant), counts.reflections)
 
 
-def conditions_table(reports: Sequence[ConditionReport], mention_notes: Sequence[str]) -> str:
+def _models(report: ConditionReport) -> str:
+    if report.actor_model == report.reflector_model:
+        return report.actor_model
+    return f"{report.actor_model} / {report.reflector_model}"
+
+
+def _condition_row(report: ConditionReport) -> list[str]:
+    t = report.totals
+    return [
+        report.condition,
+        _models(report),
+        _ratio(t.solved, t.tasks),
+        _mention(t.mentions, "strict"),
+        _mention(t.mentions, "normalized"),
+        f"{_rrr(t.mean_rrr)} ({t.rrr_defined})",
+        f"{t.frozen}/{t.rrr_defined}",
+        str(t.malformed),
+    ]
+
+
+def conditions_table(reports: Sequence[ConditionReport], mention_notes: Sequence[str]) -> list[Block]:
     """One row per condition: solved, object mention (strict and normalized), average RRR, frozen, malformed;
     under it, `mention_notes`: each domain's mention rule in a sentence."""
-    lines = [
-        "| condition | actor / reflector | solved / tasks | object mention, strict | object mention, normalized "
-        "| average RRR (tasks with RRR) | frozen | malformed answers |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for report in reports:
-        t = report.totals
-        models = report.actor_model if report.actor_model == report.reflector_model else (
-            f"{report.actor_model} / {report.reflector_model}"
-        )
-        lines.append(
-            f"| {report.condition} | {models} | {_ratio(t.solved, t.tasks)} | {_mention(t.mentions, 'strict')} "
-            f"| {_mention(t.mentions, 'normalized')} | {_rrr(t.mean_rrr)} ({t.rrr_defined}) "
-            f"| {t.frozen}/{t.rrr_defined} | {t.malformed} |"
-        )
-    lines += [
-        "",
-        " ".join(
-            [
-                "Object mention: reflections naming the task's object / reflections written.",
-                *(mention_notes or ["(The domain's strict and normalized rules.)"]),
-                "Average RRR is over tasks with at least two reflections (count in brackets); RRR is undefined, not 0,",
-                "below that. Frozen: RRR >= 0.5, over tasks with a defined RRR.",
-            ]
-        ),
-    ]
-    return "\n".join(lines)
+    note = " ".join(
+        [
+            "Object mention: reflections naming the task's object / reflections written.",
+            *(mention_notes or ["(The domain's strict and normalized rules.)"]),
+            "Average RRR is over tasks with at least two reflections (count in brackets); RRR is undefined, not 0,",
+            "below that. Frozen: RRR >= 0.5, over tasks with a defined RRR.",
+        ]
+    )
+    return [Table(CONDITIONS_HEADER, [_condition_row(report) for report in reports]), Paragraph(note)]
 
 
-def rrr_grid(reports: Sequence[ConditionReport]) -> str:
+def rrr_grid(reports: Sequence[ConditionReport]) -> list[Block]:
     """Tasks down, conditions across: each cell the task's RRR and reflection count, S if solved."""
     conditions = [r.condition for r in reports]
     cells: dict[str, dict[str, str]] = {}
@@ -60,9 +74,8 @@ def rrr_grid(reports: Sequence[ConditionReport]) -> str:
         for task in report.tasks:
             solved = f", S@{task.solved_trial}" if task.solved_trial is not None else ""
             cells.setdefault(task.task_id, {})[report.condition] = f"{_rrr(task.rrr)} ({task.reflections}{solved})"
-    lines = ["| task | " + " | ".join(conditions) + " |", "|---|" + "---|" * len(conditions)]
-    for task_id in sorted(cells):
-        row = [cells[task_id].get(c, "-") for c in conditions]
-        lines.append(f"| {task_id} | " + " | ".join(row) + " |")
-    lines += ["", "Each cell: RRR (reflections written, S@t when solved in 0-based trial t)."]
-    return "\n".join(lines)
+    rows = [[task_id, *(cells[task_id].get(c, "-") for c in conditions)] for task_id in sorted(cells)]
+    return [
+        Table(["task", *conditions], rows),
+        Paragraph("Each cell: RRR (reflections written, S@t when solved in 0-based trial t)."),
+    ]

@@ -4,13 +4,12 @@ Hydra makes `hydra.run.dir` (and its parents) before `run.py`'s code starts, so 
 already have written a directory. The guard runs on `on_run_start`, before that: it checks the directory and
 everything about the input that can be checked without writing, and notes in `hydra.runtime` which directory
 Hydra is about to create, so a run refused later removes exactly that. On `on_multirun_start` it checks the
-sweep directory and every job's input before the first job starts. Registered under `hydra.callbacks`
-(configs/config.yaml).
+sweep directory and every job's input before the first job starts, and that a job's directory holds no run it
+could not resume. Registered under `hydra.callbacks` (configs/config.yaml).
 """
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any
 
@@ -19,23 +18,16 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, open_dict, read_write
 
 from harness.errors import ConfigError, HarnessError
-from harness.report.sweep import UnknownSweeperError, planned_job_configs
+from harness.report.sweep import UnknownSweeperError, planned_job_configs, task_config
 from harness.run.cli import fail
 from harness.run.preflight import check_input
+from harness.run.resume import check_resumption
 from harness.run.run_dir import check_output_dir, check_run_dir_contents, first_missing
 
 SWEEP_MARKER = "multirun.yaml"
 """What Hydra writes into every sweep directory it starts: a sweep directory without it is not a sweep's."""
 CREATED_KEY = "harness_created"
 """Under hydra.runtime: the outermost directory Hydra creates for this run, or None when the run dir existed."""
-
-
-def _task_config(config: DictConfig) -> DictConfig:
-    """The config the run's code sees: without the `hydra` node (as Hydra's run_job hands it over)."""
-    task = copy.deepcopy(config)
-    with read_write(task), open_dict(task):
-        del task["hydra"]
-    return task
 
 
 def created_dir() -> Path | None:
@@ -52,7 +44,7 @@ class InputGuard(Callback):
         try:
             run_dir = check_output_dir(str(config.hydra.run.dir), "hydra.run.dir")
             check_run_dir_contents(run_dir, f"hydra.run.dir={config.hydra.run.dir}")
-            check_input(_task_config(config))
+            check_input(task_config(config))
         except HarnessError as error:
             fail(error)
         created = first_missing(run_dir)
@@ -77,7 +69,8 @@ class InputGuard(Callback):
                 seen[job.directory] = job.num
                 try:
                     check_run_dir_contents(job.directory, f"its directory {job.directory}")
-                    check_input(_task_config(job_config))
+                    job_run = check_input(task_config(job_config))
+                    check_resumption(job.directory, job_run.model_dump(mode="json"))
                 except HarnessError as error:
                     raise ConfigError(f"sweep job {job.num} ({' '.join(job.overrides)}): {error}") from None
         except HarnessError as error:

@@ -90,6 +90,31 @@ def adopt_unmanifested(run_dir: Path, records: int, current: dict[str, Any]) -> 
     return {**current, "resume": {**resume, ADOPTED: adopted}}
 
 
+def refuse_shaping_changes(previous: dict[str, Any], current: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """The settings that differ and would change finished trials; refused unless current has
+    resume.allow_config_change."""
+    changes = shaping_changes(previous, current)
+    if changes and not (current.get("resume") or {}).get("allow_config_change"):
+        raise ResumeMismatchError(
+            f"this run directory was started with {describe_changes(changes)}; use a new hydra.run.dir, "
+            f"the original settings, or {ALLOW_OVERRIDE} to resume it anyway."
+        )
+    return changes
+
+
+def check_resumption(run_dir: Path, current: dict[str, Any]) -> None:
+    """What resume_config refuses of a directory holding a manifest, checked without writing or logging.
+
+    A sweep checks every job's directory so before its first job starts: a job refused for the run its directory
+    already holds must not leave the jobs before it run and the sweep's multirun.yaml and report rewritten.
+    """
+    previous = read_previous_manifest(run_dir)
+    if previous is None:
+        return
+    check_records_kept(run_dir, previous, len(read_trials(run_dir)))
+    refuse_shaping_changes(previous.config, current)
+
+
 def check_resumable(previous: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
     """The config to record when `current` resumes a run started under `previous`.
 
@@ -97,13 +122,8 @@ def check_resumable(previous: dict[str, Any], current: dict[str, Any]) -> dict[s
     an allowed one is appended to resume.changes, so the manifest keeps every earlier value, as it keeps an
     earlier adoption.
     """
-    changes = shaping_changes(previous, current)
+    changes = refuse_shaping_changes(previous, current)
     resume = current.get("resume") or {}
-    if changes and not resume.get("allow_config_change"):
-        raise ResumeMismatchError(
-            f"this run directory was started with {describe_changes(changes)}; use a new hydra.run.dir, "
-            f"the original settings, or {ALLOW_OVERRIDE} to resume it anyway."
-        )
     for key, (was, now) in changes.items():
         log.warning("resuming with %s=%r instead of %r, as resume.allow_config_change allows", key, now, was)
     earlier = previous.get("resume") or {}

@@ -7,7 +7,7 @@ logs from the same parts (`Group`, `Entry`).
 
 from harness.report.html._model import DetailBlock, DetailItem, Entry, Group, Mention, Nearest, Page
 from harness.report.html._page import HTML_FILE, render_page, write_page
-from harness.report.html._run_page import markdown_page, run_page
+from harness.report.html._run_page import document_page, run_page
 
 __all__ = [
     "HTML_FILE",
@@ -18,7 +18,7 @@ __all__ = [
     "Mention",
     "Nearest",
     "Page",
-    "markdown_page",
+    "document_page",
     "render_page",
     "run_page",
     "write_page",

@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.metrics.core import MentionSpan
+from harness.report.document import Document
 
 _VIEW = ConfigDict(frozen=True)
 
@@ -99,12 +100,12 @@ class Group(BaseModel):
 
 
 class Page(BaseModel):
-    """The whole page: the report's markdown, then every group, filterable."""
+    """The whole page: the report's document, then every group, filterable."""
 
-    model_config = _VIEW
+    # The document is its own immutable model (harness.report.document), checked as an instance.
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
-    title: str
-    markdown: str = Field(description="report.md or audit.md, rendered at the top of the page.")
+    document: Document = Field(description="The report (report.md's or audit.md's document), at the top of the page.")
     condition_name: str = Field("condition", description="What the filter calls a condition ('source' in the audit).")
     conditions: list[str] = Field(description="Filter options, in report order.")
     mention_note: str = Field(description="What the highlighted object is, for the legend.")
@@ -115,3 +116,7 @@ class Page(BaseModel):
         "per_group: one section per group, in the order given (the audit: source by source, where the same task "
         "id in two sources is two tasks).",
     )
+
+    @property
+    def title(self) -> str:
+        return self.document.title

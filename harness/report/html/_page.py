@@ -1,14 +1,14 @@
 """The page assembled: the template, its CSS and script (files beside this package, read when a page is built),
-the report's markdown, the filters, the groups and the trajectories, in one file that needs nothing else."""
+the report's document, the filters, the groups and the trajectories, in one file that needs nothing else."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from harness.report.document import render_html
 from harness.report.html._cards import task_sections
 from harness.report.html._filters import filters_html, legend_html
-from harness.report.html._markdown import markdown_html
 from harness.report.html._model import Page
 from harness.report.html._text import esc
 from harness.report.html._trajectories import TrajectoryPool
@@ -28,14 +28,14 @@ def fill(template: str, slots: dict[str, str]) -> str:
 
 
 def render_page(page: Page, folder: Path) -> str:
-    """The page as one HTML document; the markdown's images are read from `folder` and embedded."""
+    """The page as one HTML document; the report's images are read from `folder` and embedded."""
     pool = TrajectoryPool()
     return fill(
         _asset("page.html"),
         {
             "title": esc(page.title),
             "css": _asset("page.css"),
-            "markdown": markdown_html(page.markdown, folder),
+            "report": render_html(page.document, folder),
             "reflections": _reflections(page, pool),
             "trajectories": pool.script_json(),
             "js": _asset("page.js"),

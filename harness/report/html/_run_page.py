@@ -1,4 +1,4 @@
-"""The page of one or more runs: their report.md on top, then every task under every report condition."""
+"""The page of one or more runs: their report's document on top, then every task under every report condition."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Protocol
 
 from harness.metrics.run import RunMetrics
 from harness.records import TrialRecord
+from harness.report.document import Document
 from harness.report.html._model import Page
 from harness.report.html._run_groups import run_groups
 
@@ -37,22 +38,21 @@ class ConditionSource(Protocol):
     def runs(self) -> list[str]: ...
 
 
-def run_page(title: str, markdown: str, runs: Sequence[RunSource], conditions: Sequence[ConditionSource]) -> Page:
-    """The page: `markdown` (the report) and the groups of every run's records, labelled as the report labels
+def run_page(document: Document, runs: Sequence[RunSource], conditions: Sequence[ConditionSource]) -> Page:
+    """The page: `document` (the report) and the groups of every run's records, labelled as the report labels
     its conditions; the run is named on each group when there are several."""
     groups = []
     for run in runs:
         labels = {c.condition: c.label for c in conditions if run.name in c.runs}
         groups += run_groups(run.name, run.domain, run.records, run.metrics, labels, show_run=len(runs) > 1)
     return Page(
-        title=title,
-        markdown=markdown,
+        document=document,
         conditions=list(dict.fromkeys(c.label for c in conditions)),
         mention_note=MENTION_NOTE,
         groups=groups,
     )
 
 
-def markdown_page(title: str, markdown: str) -> Page:
+def document_page(document: Document) -> Page:
     """A page of a report alone, for a report with no run to show (a sweep whose jobs all failed)."""
-    return Page(title=title, markdown=markdown, conditions=[], mention_note=MENTION_NOTE, groups=[])
+    return Page(document=document, conditions=[], mention_note=MENTION_NOTE, groups=[])

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from harness.audit.audit_html import audit_groups
 from harness.audit.published import PublishedTask
+from harness.report.document import Document
 from harness.report.html import Page, render_page
 
 SAME = "I should have taken the mug 1 from the desk, then put it in the coffeemachine."
@@ -38,7 +39,7 @@ def test_a_source_without_targets_has_no_mentions_and_the_page_picks_sources_fro
     groups = audit_groups(sources, {})
     assert len(groups) == 13 and all(e.mention is None for g in groups for e in g.entries)
     page = Page(
-        title="audit", markdown="# audit", condition_name="source", conditions=[g.condition for g in groups],
+        document=Document("audit", []), condition_name="source", conditions=[g.condition for g in groups],
         mention_note="", groups=groups, sections="per_group",
     )
     html = render_page(page, Path("."))

@@ -17,6 +17,7 @@ from harness.metrics.cost import (
     with_unpriced,
 )
 from harness.report.cost_table import usage_table
+from tests.harness.report.commonmark import blocks_markdown
 from harness.llm import Price, Usage
 from harness.records import TrialRecord
 from tests.harness.factories import make_record
@@ -121,7 +122,7 @@ def test_the_table_has_a_row_per_condition_a_total_and_says_what_it_counts() -> 
         ("no_memory", UsageTotals(calls=2, cache_hits=2, prompt_tokens=50, completion_tokens=3, unpriced_tokens=53)),
         ("model_swap", UsageTotals(calls=2, prompt_tokens=40, completion_tokens=4, cost_usd=0.00001, unpriced_tokens=4)),
     ]
-    table = usage_table(rows, [SPLIT, EMBEDDED])
+    table = blocks_markdown(usage_table(rows, [SPLIT, EMBEDDED]))
     lines = table.splitlines()
     assert lines[:6] == [
         "| condition | LLM calls | from cache | tokens in | tokens out | estimated cost (USD, list price) |",
@@ -141,7 +142,7 @@ def test_the_table_has_a_row_per_condition_a_total_and_says_what_it_counts() -> 
 
 
 def test_an_empty_run_renders_a_zero_total() -> None:
-    table = usage_table([], [])
+    table = blocks_markdown(usage_table([], []))
     assert "| total | 0 | 0 | 0 | 0 | 0.0000 |" in table and "nothing is priced" in table
 
 

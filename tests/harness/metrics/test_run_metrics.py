@@ -14,6 +14,7 @@ from harness.records import RunPlan
 from harness.records.details import TemplateParts
 from harness.metrics.run import METRICS_FILE, RunMetrics, run_metrics, write_metrics
 from harness.report.tables import conditions_table, rrr_grid
+from tests.harness.report.commonmark import blocks_markdown
 from tests.harness.factories import make_record
 
 SAME = "Go to cabinet 1, take the SaltShaker, put it in cabinet 2."
@@ -70,9 +71,8 @@ def test_each_condition_reports_counts_with_their_denominators(tmp_path: Path) -
 
 
 def test_the_table_shows_strict_and_normalized_mention_side_by_side() -> None:
-    table = conditions_table(
-        run_metrics(records(), plan("self_diagnosis", "grounded_template"), TARGETS).conditions, ["A rule."]
-    )
+    conditions = run_metrics(records(), plan("self_diagnosis", "grounded_template"), TARGETS).conditions
+    table = blocks_markdown(conditions_table(conditions, ["A rule."]))
     rows = table.splitlines()
     assert rows[2] == "| self_diagnosis | m | 1/2 (50%) | 3/4 (75%) | 4/4 (100%) | 1.00 (1) | 1/1 | 0 |"
     assert rows[3] == "| grounded_template | m | 1/1 (100%) | 0/1 (0%) | 0/1 (0%) | undefined (0) | 0/0 | 1 |"
@@ -81,7 +81,8 @@ def test_the_table_shows_strict_and_normalized_mention_side_by_side() -> None:
 
 
 def test_the_grid_marks_solved_tasks_and_undefined_rrr() -> None:
-    grid = rrr_grid(run_metrics(records(), plan("self_diagnosis", "grounded_template"), TARGETS).conditions).splitlines()
+    conditions = run_metrics(records(), plan("self_diagnosis", "grounded_template"), TARGETS).conditions
+    grid = blocks_markdown(rrr_grid(conditions)).splitlines()
     assert grid[2] == "| pepper | undefined (1, S@1) | - |"
     assert grid[3] == "| salt | 1.00 (3) | undefined (1, S@2) |"
 

@@ -7,6 +7,7 @@ import pytest
 from harness.domains import registry
 from harness.domains.registry import mention_note, register_domain
 from harness.report.tables import conditions_table
+from tests.harness.report.commonmark import blocks_markdown
 
 
 @pytest.mark.parametrize(
@@ -35,6 +36,7 @@ def test_an_unknown_or_unnamed_domain_has_no_note_and_a_registered_one_has_its_o
 
 
 def test_the_table_lists_each_note_once_in_order_or_says_the_rules_are_the_domains() -> None:
-    table = conditions_table([], ["First rule.", "Second rule."])
+    table = blocks_markdown(conditions_table([], ["First rule.", "Second rule."]))
     assert "reflections written. First rule. Second rule. Average RRR" in table
-    assert "reflections written. (The domain's strict and normalized rules.) Average RRR" in conditions_table([], [])
+    unnamed = blocks_markdown(conditions_table([], []))
+    assert "reflections written. (The domain's strict and normalized rules.) Average RRR" in unnamed

@@ -123,3 +123,14 @@ def test_a_one_condition_figure_is_no_wider_than_its_content_needs(tmp_path: Pat
     widths = [figure.get_size_inches()[0] for figure in drawn]
     write_report([run_of(tmp_path, MANY)], tmp_path / "six")
     assert max(widths) < min(figure.get_size_inches()[0] for figure in drawn[len(widths) :])
+
+
+def test_a_condition_named_like_mathtext_or_holding_control_characters_is_drawn_as_its_text(
+    tmp_path: Path, drawn: list[Figure]
+) -> None:
+    """A condition's name is data in the plots too: '$...$' would be mathtext (an unknown command stops the
+    drawing), a control character a missing glyph."""
+    name = "cost $\\nonexistent$ of\x01 it"
+    write_report([run_of(tmp_path, [name, "no_memory"])], tmp_path / "out")
+    shown = {text.get_text() for figure in drawn for text in figure.findobj(lambda a: hasattr(a, "get_text"))}
+    assert any("cost \\$\\nonexistent\\$ of\\u0001 it" in text for text in shown), sorted(shown)

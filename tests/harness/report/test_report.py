@@ -262,6 +262,20 @@ def test_runs_of_two_domains_are_never_pooled_into_one_row(run_a: Path, humaneva
     assert "| self_diagnosis (run_a) |" in text and "| self_diagnosis (humaneval_run) |" in text
 
 
+def test_a_report_mixing_domains_says_the_domains_differ_not_the_models(
+    run_a: Path, run_b: Path, humaneval_run: Path, tmp_path: Path
+) -> None:
+    """Issue 26: "a report mixing domains says the models differ when only the domains do"."""
+    text = write_report([run_a, humaneval_run, run_b], tmp_path / "combined").read_text()
+    assert (
+        "Kept apart here (domains differ): self_diagnosis (run_a + run_b); self_diagnosis (humaneval_run)."
+    ) in text
+    assert "Kept apart here (models differ): no_memory (run_a); no_memory (run_b)." in text
+    only_domains = write_report([run_a, humaneval_run], tmp_path / "two").read_text()
+    assert "models differ" not in only_domains
+    assert "Kept apart here (domains differ): self_diagnosis (run_a); self_diagnosis (humaneval_run)." in only_domains
+
+
 def manifest_planning(tasks: list[str], trials: int, status: str = "running") -> Manifest:
     """The manifest of a self_diagnosis run on `tasks`, as the run writes it."""
     return manifest_of("alfworld", ["self_diagnosis"], trials).model_copy(update={"tasks": tasks, "status": status})

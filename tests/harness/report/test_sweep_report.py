@@ -12,7 +12,13 @@ from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
 from harness.records import Manifest, TrialLog, write_manifest
-from harness.report.sweep import SweepJob, UnknownSweeperError, planned_jobs, write_sweep_report
+from harness.report.sweep import (
+    NO_JOB_OF_THIS_SWEEP,
+    SweepJob,
+    UnknownSweeperError,
+    planned_jobs,
+    write_sweep_report,
+)
 from tests.harness.factories import make_record
 from tests.runner import ROOT
 
@@ -75,26 +81,33 @@ def test_another_sweeper_is_refused_by_name(tmp_path: Path) -> None:
         planned_jobs(config)
 
 
-def write_status(run_dir: Path, status: str) -> None:
-    run_dir.mkdir(exist_ok=True)
+def planned(num: int, overrides: list[str], sweep_dir: Path) -> SweepJob:
+    """A job as planned, with the config its manifest will record (its swept values stand in for the settings)."""
+    config = {"experiment": {"trials": 2}, "swept": overrides}
+    return SweepJob(num=num, overrides=overrides, directory=sweep_dir / str(num), config=config)
+
+
+def write_status(job: SweepJob, status: str) -> None:
+    """The manifest of the job's run, recording the job's planned config."""
+    job.directory.mkdir(exist_ok=True)
     manifest = Manifest(
-        config={"experiment": {"trials": 2}},
+        config=job.config or {},
         package_versions={},
         git_commit=None,
         data_hashes={},
         started_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
         status=status,
     )
-    write_manifest(run_dir, manifest)
+    write_manifest(job.directory, manifest)
 
 
 def test_finished_jobs_are_combined_and_the_others_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    jobs = [SweepJob(num=n, overrides=[f"experiment.seed={n}"], directory=tmp_path / str(n)) for n in range(3)]
+    jobs = [planned(n, [f"experiment.seed={n}"], tmp_path) for n in range(3)]
     log = TrialLog(jobs[0].directory)
     log.append(make_record(0, "Look in the drawer first.", task=MUG))
     log.append(make_record(1, None, True, task=MUG))
-    write_status(jobs[0].directory, "finished")
-    write_status(jobs[1].directory, "failed")  # job 2 never started
+    write_status(jobs[0], "finished")
+    write_status(jobs[1], "failed")  # job 2 never started
     path = write_sweep_report(jobs, tmp_path)
     report = path.read_text()
     assert path == tmp_path / "report.md"
@@ -108,18 +121,44 @@ def test_finished_jobs_are_combined_and_the_others_named(tmp_path: Path, capsys:
 
 
 def test_with_no_finished_job_the_report_still_lists_every_job(tmp_path: Path) -> None:
-    jobs = [SweepJob(num=n, overrides=[f"strategy={s}"], directory=tmp_path / str(n)) for n, s in enumerate(["a", "b"])]
-    write_status(jobs[0].directory, "running")
+    jobs = [planned(n, [f"strategy={s}"], tmp_path) for n, s in enumerate(["a", "b"])]
+    write_status(jobs[0], "running")
     report = write_sweep_report(jobs, tmp_path).read_text()
     assert report.startswith(f"# Sweep report: {tmp_path}\n\nNothing combined: no run directory given.")
     assert "| 0 | strategy=a | [0](0) | running | **no** |" in report
     assert "| 1 | strategy=b | [1](1) | not started | **no** |" in report
 
 
+def test_a_refused_sweep_rerun_does_not_relabel_the_jobs_each_is_labelled_by_its_own_manifest(tmp_path: Path) -> None:
+    """Issue 26, severe 5: "A refused sweep rerun relabels the sweep ... Job labels must come from each job's own
+    manifest": the same sweep with its list reversed plans job 0 as no_memory, but directory 0 holds the
+    self_diagnosis run."""
+    first = [planned(n, [f"strategy={s}"], tmp_path) for n, s in enumerate(["self_diagnosis", "no_memory"])]
+    for job in first:
+        TrialLog(job.directory).append(make_record(0, "Look in the drawer first.", task=MUG))
+        write_status(job, "finished")
+    again = [planned(n, [f"strategy={s}"], tmp_path) for n, s in enumerate(["no_memory", "self_diagnosis"])]
+    outsider = planned(2, ["strategy=gated"], tmp_path)
+    write_status(outsider, "finished")
+    jobs_table = write_sweep_report([*again, planned(2, ["strategy=other"], tmp_path)], tmp_path).read_text()
+    jobs_table = jobs_table.split("## Sweep jobs", 1)[1]
+    assert "| 0 | strategy=self_diagnosis | [0](0) | finished | yes |" in jobs_table
+    assert "| 1 | strategy=no_memory | [1](1) | finished | yes |" in jobs_table
+    assert f"| 2 | {NO_JOB_OF_THIS_SWEEP} | [2](2) | finished | yes |" in jobs_table
+
+
+def test_a_change_that_cannot_change_a_trial_keeps_the_jobs_label(tmp_path: Path) -> None:
+    job = planned(0, ["strategy=self_diagnosis"], tmp_path)
+    write_status(job, "finished")
+    resumed = job.model_copy(update={"config": {**(job.config or {}), "experiment": {"trials": 5}, "progress": False}})
+    report = write_sweep_report([resumed], tmp_path).read_text()
+    assert "| 0 | strategy=self_diagnosis | [0](0) | finished | yes |" in report
+
+
 def test_the_sweep_page_holds_the_combined_jobs_and_the_job_table(tmp_path: Path) -> None:
-    jobs = [SweepJob(num=n, overrides=[f"experiment.seed={n}"], directory=tmp_path / str(n)) for n in range(2)]
+    jobs = [planned(n, [f"experiment.seed={n}"], tmp_path) for n in range(2)]
     TrialLog(jobs[0].directory).append(make_record(0, "Look in the drawer first.", task=MUG))
-    write_status(jobs[0].directory, "finished")
+    write_status(jobs[0], "finished")
     write_sweep_report(jobs, tmp_path)
     page = (tmp_path / "report.html").read_text()
     assert "<h2>Sweep jobs</h2>" in page and "Look in the drawer first." in page
@@ -127,7 +166,7 @@ def test_the_sweep_page_holds_the_combined_jobs_and_the_job_table(tmp_path: Path
 
 
 def test_with_no_finished_job_the_page_still_lists_every_job(tmp_path: Path) -> None:
-    jobs = [SweepJob(num=0, overrides=["strategy=a"], directory=tmp_path / "0")]
+    jobs = [planned(0, ["strategy=a"], tmp_path)]
     write_sweep_report(jobs, tmp_path)
     page = (tmp_path / "report.html").read_text()
     assert "Nothing combined: no run directory given." in page and "No trial records to show." in page

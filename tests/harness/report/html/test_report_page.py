@@ -16,8 +16,8 @@ from harness.records.details import ExtractedSignals, GateOutcome, TemplateParts
 from harness.records.gate import Dropped, Proposal, Turn
 from harness.report import write_report
 from harness.report.__main__ import main
+from harness.report.document import Document
 from harness.report.html import HTML_FILE, Page, render_page, run_page
-from harness.report.html._markdown import markdown_html
 from harness.report.html._text import highlighted, similarity_text
 from harness.report.html._trajectories import TrajectoryPool
 from harness.domains.alfworld.models import FailureSignals, StepBudget
@@ -29,35 +29,6 @@ from tests.harness.report.html.pages import AGAIN, FIRST, MUG, SCRIPT, write_sma
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
     return write_small_run(tmp_path / "run")
-
-
-def test_the_markdown_becomes_escaped_html_with_its_images_embedded(tmp_path: Path) -> None:
-    (tmp_path / "plot.png").write_bytes(b"\x89PNG fake")
-    markdown = "\n".join(
-        [
-            "# Report: <run>",
-            "",
-            "| a | b |",
-            "|---|---|",
-            "| `x<y` | [dir](../run) |",
-            "",
-            "- one item",
-            "  continued",
-            "- [evil](javascript:alert) and **bold**",
-            "",
-            "![a plot](plot.png)",
-            "",
-            "[the plot](plot.png)",
-        ]
-    )
-    page = markdown_html(markdown, tmp_path)
-    assert "<h1>Report: &lt;run&gt;</h1>" in page
-    assert "<td><code>x&lt;y</code></td><td><a href=\"../run\">dir</a></td>" in page
-    assert "<li>one item continued</li>" in page
-    assert "javascript:" not in page and "<li>evil and <strong>bold</strong></li>" in page
-    assert 'id="img-plot.png" alt="a plot" src="data:image/png;base64,iVBORyBmYWtl"' in page
-    assert '<a href="#img-plot.png">the plot</a>' in page
-    assert markdown_html("`runs/root/logs`", tmp_path) == "<p><code>runs/<wbr>root/<wbr>logs</code></p>"
 
 
 def test_mentions_are_marked_by_the_rule_that_found_them() -> None:
@@ -133,7 +104,7 @@ def _details_record(details: object, reflection: str | None) -> TrialRecord:
 
 def _page_of(record: TrialRecord) -> str:
     metrics = run_metrics([record], RunPlan(conditions=[record.condition], tasks=None, trials=1), {MUG: "Mug"})
-    page = run_page("t", "# t", [_Run(records=[record], metrics=metrics)], [_Condition(record.condition)])
+    page = run_page(Document("t", []), [_Run(records=[record], metrics=metrics)], [_Condition(record.condition)])
     return render_page(page, Path("."))
 
 
@@ -199,5 +170,5 @@ def test_many_conditions_are_picked_from_a_list() -> None:
 
 
 def test_a_page_without_groups_says_so() -> None:
-    page = Page(title="t", markdown="# t", conditions=[], mention_note="", groups=[])
+    page = Page(document=Document("t", []), conditions=[], mention_note="", groups=[])
     assert "No trial records to show." in render_page(page, Path("."))

@@ -1,0 +1,149 @@
+"""report.md's document: the runs, the condition table (harness.report.tables), the combining rule, the plots and
+the statistics, section by section; rendered to report.md and to the top of report.html.
+
+A section is a function returning a `Section`; `report_document` lists them in order.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness.domains.registry import mention_note
+from harness.metrics.core import SPEARMAN_CONVENTIONS, SpearmanResult
+from harness.metrics.fisher import PairwiseFisher
+from harness.metrics.run import ConditionReport
+from harness.records import describe_outside
+from harness.report._combine import COMBINING_RULE, ReportCondition, kept_apart
+from harness.report._cost_section import cost_section
+from harness.report._fisher_section import fisher_section
+from harness.report._plots import RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION
+from harness.report._runs import RunData
+from harness.report._semantic import SemanticReport
+from harness.report._semantic_section import semantic_section
+from harness.report.document import Block, BulletList, Code, Document, Figure, Link, Paragraph, Section, Table
+from harness.report.tables import conditions_table
+
+RUNS_HEADER = ["run", "directory", "status", "trial budget", "conditions", "metrics from"]
+
+
+def relative_path(path: Path, out_dir: Path) -> str:
+    """`path` as seen from the report's folder, so links work wherever the tree is checked out."""
+    return Path(os.path.relpath(Path(path).resolve(), Path(out_dir).resolve())).as_posix()
+
+
+def directory_link(path: Path, out_dir: Path) -> Link:
+    """A link to a directory the report read, labelled with its relative path."""
+    relative = relative_path(path, out_dir)
+    return Link.to_path(relative, relative)
+
+
+def runs_table(runs: Sequence[RunData], out_dir: Path) -> Table:
+    rows = [
+        [
+            run.name,
+            directory_link(run.path, out_dir),
+            run.status or "no manifest",
+            str(run.metrics.trial_budget),
+            ", ".join(c.condition for c in run.metrics.conditions),
+            run.metrics_source,
+        ]
+        for run in runs
+    ]
+    return Table(RUNS_HEADER, rows)
+
+
+def runs_section(runs: Sequence[RunData], out_dir: Path) -> Section:
+    """The runs, and each run's records outside its plan, named: no figure of this report counts them."""
+    blocks: list[Block] = [runs_table(runs, out_dir)]
+    outside = [f"{run.name}: {describe_outside(run.outside_plan)}" for run in runs if run.outside_plan]
+    if outside:
+        blocks.append(BulletList(outside))
+    return Section("Runs", blocks)
+
+
+def combining_paragraph(conditions: Sequence[ReportCondition]) -> Paragraph:
+    """The rule, and what it did here: what was pooled, and what was kept apart for which difference."""
+    pooled = [f"{c.label} pooled from {', '.join(c.runs)}" for c in conditions if len(c.runs) > 1]
+    sentences = [COMBINING_RULE]
+    if pooled:
+        sentences.append("Pooled here: " + "; ".join(pooled) + ".")
+    for differ, parts in kept_apart(conditions).items():
+        sentences.append(f"Kept apart here ({differ} differ): " + "; ".join(c.label for c in parts) + ".")
+    return Paragraph(" ".join(sentences))
+
+
+def conditions_section(
+    runs: Sequence[RunData], conditions: Sequence[ReportCondition], table: Sequence[ConditionReport]
+) -> Section:
+    notes = [n for d in dict.fromkeys(run.domain for run in runs) if (n := mention_note(d))]
+    return Section("Conditions", [*conditions_table(table, notes), combining_paragraph(conditions)])
+
+
+def _spearman(result: SpearmanResult) -> str:
+    if result.rho is None or result.p is None:
+        return f"undefined (n = {result.n})"
+    return f"rho {result.rho:.2f}, p {result.p:.3g} (n = {result.n})"
+
+
+def spearman_blocks(reports: Sequence[ConditionReport]) -> list[Block]:
+    """Spearman of RRR against trials played per condition, under both conventions."""
+    names = list(SPEARMAN_CONVENTIONS.values())
+    items = [
+        f"{report.condition}: " + "; ".join(f"[{i}] {_spearman(s)}" for i, s in enumerate(report.spearman, start=1))
+        for report in reports
+    ]
+    return [
+        Paragraph(f"Spearman of RRR against trials played: [1] over {names[0]}; [2] over {names[1]}."),
+        BulletList(items),
+    ]
+
+
+def plots_section(table: Sequence[ConditionReport]) -> Section:
+    links = BulletList(
+        [
+            [Link.to_path("RRR per condition", RRR_DISTRIBUTION), ": every task with a defined RRR, over a box plot."],
+            [Link.to_path("RRR against trials played", RRR_VS_TRIALS), ": per task, filled when solved."],
+            [
+                Link.to_path("Solved and object mention", SOLVED_AND_MENTION),
+                ": shares with 95% Wilson intervals.",
+            ],
+        ]
+    )
+    return Section(
+        "Plots",
+        [
+            links,
+            Figure("RRR per condition", RRR_DISTRIBUTION),
+            Figure("RRR against trials played", RRR_VS_TRIALS),
+            *spearman_blocks(table),
+            Figure("Solved and object mention per condition", SOLVED_AND_MENTION),
+        ],
+    )
+
+
+def report_title(runs: Sequence[RunData]) -> str:
+    return f"Report: {', '.join(run.name for run in runs)}"
+
+
+def report_document(
+    runs: Sequence[RunData],
+    conditions: Sequence[ReportCondition],
+    table: Sequence[ConditionReport],
+    out_dir: Path,
+    fisher: Sequence[PairwiseFisher],
+    semantic: SemanticReport | None = None,
+) -> Document:
+    """The whole report; plots are linked by file name, next to it."""
+    blocks: list[Block] = [
+        Paragraph("Written by ", Code("python -m harness.report"), " from the runs' records; nothing was rerun."),
+        runs_section(runs, out_dir),
+        conditions_section(runs, conditions, table),
+        plots_section(table),
+        fisher_section(fisher),
+        cost_section(runs, conditions),
+    ]
+    if semantic is not None:
+        blocks.append(semantic_section(semantic))
+    return Document(report_title(runs), blocks)
