@@ -80,6 +80,8 @@ _PUT_RE = re.compile(
     r"returned|bring|brings|brought|carry|carries|carried|deliver|delivers|delivered|leave|set)\b",
     re.IGNORECASE,
 )
+# Verbs that leave the object in a receptacle: a look_at task has no such step (carrying it to the lamp is fine).
+_PLACE_RE = re.compile(r"\b(?:put|puts|putting|place|places|placed|placing|drop|drops|dropped|leave|set)\b", re.I)
 _PRONOUN_RE = re.compile(r"\b(?:it|them|one|both|these|those)\b", re.IGNORECASE)
 _DESTINATION_RE = re.compile(r"(?:in/on|in|on|into|onto|inside|to|at)\s+(?:(?:the|a|an)\s+)?$", re.IGNORECASE)
 _OBJECT_PHRASE_WORDS = 6
@@ -139,10 +141,12 @@ def _evidence(name: Name, kind: str, means: str, counts: bool) -> IdentityEviden
     return IdentityEvidence(kind=kind, text=name.text, start=name.start, end=name.end, means=means, counts=counts)
 
 
-def _destination(text: str, clause: _Clause, name: Name, target: str, others: Sequence[Name]) -> bool:
+def _destination(
+    text: str, clause: _Clause, name: Name, target: str, others: Sequence[Name], verbs_re: re.Pattern[str] = _PUT_RE
+) -> bool:
     """Whether `name` is where the clause puts this task's object: put-verb, the object or a pronoun, a preposition."""
     before = text[clause.start : name.start]
-    verbs = list(_PUT_RE.finditer(before))
+    verbs = list(verbs_re.finditer(before))
     if not verbs or _DESTINATION_RE.search(before) is None:
         return False
     between = before[verbs[-1].end() :]
@@ -176,13 +180,17 @@ def reflection_identity(text: str, task: str) -> ReflectionIdentity:
             planned = _planned(clause, name.start) and not _set_aside(clause, name)
             means = name.type if planned else f"{name.type}, not planned (narrated or set aside)"
             (conflicts if planned else evidence).append(_evidence(name, "other_goal", means, planned))
-        elif located and name.type in RECEPTACLE_TYPES | OBJECT_TYPES and step != "look":
-            if not _destination(text, clause, name, target, objects) or not _planned(clause, name.start):
+        elif located and name.type in RECEPTACLE_TYPES | OBJECT_TYPES:
+            verbs_re = _PLACE_RE if step == "look" else _PUT_RE
+            if not _destination(text, clause, name, target, objects, verbs_re) or not _planned(clause, name.start):
                 continue
             if _set_aside(clause, name):
                 continue
-            agrees = name.type == receptacle or name.type in tools or {name.type, receptacle} <= {"Sink", "SinkBasin"}
-            means = f"{name.type} (task: {receptacle})"
+            if step == "look":
+                agrees, means = name.type in LAMPS, f"{name.type} (task: look at it under the {receptacle.lower()})"
+            else:
+                agrees = name.type == receptacle or name.type in tools or {name.type, receptacle} <= {"Sink", "SinkBasin"}
+                means = f"{name.type} (task: {receptacle})"
             (evidence if agrees else conflicts).append(_evidence(name, "destination", means, not agrees))
     for other_step, verbs in STEP_VERBS.items():
         if other_step == step:

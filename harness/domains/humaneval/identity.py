@@ -37,8 +37,9 @@ _WRONG_RESULT_RE = re.compile(
     r"answer|return value))\b",
     re.I,
 )
-_EXPECTED_RE = r"\bexpected\W{0,3}"
-_RETURNED_RE = r"\b(?:returned|returns|returning|output|outputs|outputted|gave|gives|got)\W{0,3}"
+# "expected [1, 2, 1]", "the expected output is [1, 2, 1] but the actual output is [1]": the value within a few words.
+_EXPECTED_RE = r"\bexpected\b[^.;\n]{0,30}?"
+_RETURNED_RE = r"\b(?:actual|returned|returns|returning|output|outputs|outputted|gave|gives|got)\b[^.;\n]{0,30}?"
 
 
 @cache
@@ -80,6 +81,12 @@ def _named_types(text: str) -> list[tuple[str, re.Match[str]]]:
     found += [(TIME_LIMIT, m) for m in _TIME_LIMIT_RE.finditer(text)]
     found += [(WRONG_RESULT, m) for m in _WRONG_RESULT_RE.finditer(text)]
     return sorted(found, key=lambda item: item[1].start())
+
+
+def names_error_type(text: str) -> bool:
+    """Whether a reflection names some specific error type at all (an exception, a time limit, a wrong result): what a
+    log without the run's feedback can still say of it."""
+    return bool(_named_types(text))
 
 
 def _evidence(kind: str, match: re.Match[str] | tuple[str, int, int], means: str) -> IdentityEvidence:
