@@ -9,6 +9,7 @@ import pytest
 
 from harness.records import read_trials, records_without_timing
 from harness.records.details import ExtractedSignals, TemplateParts
+from harness.domains.alfworld.identity import record_identity
 from harness.metrics.run import METRICS_FILE
 from tests.runner import ROOT, replay_side_by_side
 
@@ -96,3 +97,21 @@ def test_metrics_json_holds_numerators_and_denominators(replays: list[Path]) -> 
         assert totals["tasks"] == GAMES and 0 <= totals["solved"] <= GAMES
         assert set(totals["mentions"]) == {"reflections", "strict", "normalized"}
         assert [s["convention"] for s in condition["spearman"]] == ["tasks_with_rrr", "tasks_with_memory_rrr0"]
+
+
+def test_each_reflection_carries_its_task_identity_and_metrics_count_them(replays: list[Path]) -> None:
+    records = read_trials(replays[0])
+    written = [r for r in records if r.reflection is not None]
+    assert written and all(r.reflection_identity is not None for r in written)
+    assert all(r.reflection_identity == record_identity(r) for r in written)  # the record keeps the rule's label
+    metrics = json.loads((replays[0] / METRICS_FILE).read_text())
+    for condition in metrics["conditions"]:
+        identity, mine = condition["totals"]["identity"], [r for r in written if r.condition == condition["condition"]]
+        assert identity["reflections"] == len(mine)
+        for label in ("on_task", "off_task", "vacuous"):
+            share = identity[label]
+            assert share["count"] == sum(r.reflection_identity.label == label for r in mine)
+            if mine:
+                assert share["low"] <= share["share"] <= share["high"]
+    labels = {r.reflection_identity.label for r in written}
+    assert len(labels) >= 2  # the replay's conditions do not all say the same thing

@@ -17,6 +17,8 @@ from harness.audit.published import PublishedTask
 from harness.audit.sources import DEFAULT_ROOT
 from harness.audit.task_rrr import TaskRRR
 from harness.metrics.core import MentionCounts, object_mention
+from harness.metrics.identity import IdentityCounts, identity_counts
+from harness.domains.alfworld.identity import reflection_identity
 from harness.domains.alfworld.target import target_object
 
 DEFAULT_ENV_TO_GAME = DEFAULT_ROOT / "alfworld_env_to_game.json"
@@ -35,6 +37,7 @@ class FrozenEnv(BaseModel):
     target_object: str = Field(description="Second field of the task folder, e.g. 'Mug'.")
     rrr: float = Field(description="Its reflection repetition rate (>= 0.5).")
     mentions: MentionCounts = Field(description="Its reflections naming the target object.")
+    identity: IdentityCounts = Field(description="Its reflections by task-identity label against the mapped game.")
 
 
 class AlfworldMention(BaseModel):
@@ -45,6 +48,8 @@ class AlfworldMention(BaseModel):
     source: str = Field(description="Path relative to the logs root.")
     all_reflections: MentionCounts = Field(description="Over every reflection of every environment.")
     frozen_reflections: MentionCounts = Field(description="Over the reflections of frozen environments.")
+    all_identity: IdentityCounts = Field(description="Task-identity labels over every reflection of every environment.")
+    frozen_identity: IdentityCounts = Field(description="Task-identity labels over the frozen environments' reflections.")
     frozen_envs: list[FrozenEnv] = Field(description="The frozen environments, in log order.")
 
 
@@ -88,6 +93,11 @@ def alfworld_mention(
     `rated` holds `tasks`' figures; `targets` is `env_targets` of the same tasks.
     """
     counts = {t.task_id: object_mention(t.reflections, targets[t.task_id]) for t in tasks if t.reflections}
+    labels = {
+        t.task_id: identity_counts(reflection_identity(r, mapping[t.task_id]) for r in t.reflections)
+        for t in tasks
+        if t.reflections
+    }
     frozen_envs = [
         FrozenEnv(
             env=r.task_id,
@@ -95,6 +105,7 @@ def alfworld_mention(
             target_object=targets[r.task_id],
             rrr=r.rrr,
             mentions=counts[r.task_id],
+            identity=labels[r.task_id],
         )
         for r in rated
         if r.frozen and r.rrr is not None
@@ -104,5 +115,7 @@ def alfworld_mention(
         source=tasks[0].source if tasks else "",
         all_reflections=sum(counts.values(), empty),
         frozen_reflections=sum((env.mentions for env in frozen_envs), empty),
+        all_identity=sum(labels.values(), IdentityCounts()),
+        frozen_identity=sum((env.identity for env in frozen_envs), IdentityCounts()),
         frozen_envs=frozen_envs,
     )

@@ -16,6 +16,7 @@ from harness.audit.alfworld_mention import (
 )
 from harness.audit.audit_markdown import audit_markdown
 from harness.audit.errors import LogsDirError
+from harness.audit.paper import ClaimCheck, LogsEvidence, paper_checks
 from harness.audit.published import PublishedTask
 from harness.audit.semantic_audit import SemanticAudit, semantic_audit
 from harness.audit.source_audit import SourceAudit, source_audit
@@ -51,6 +52,9 @@ class AuditReport(BaseModel):
     skipped: list[SkippedSource] = Field(description="Unreadable sources with their reason, by name.")
     object_mention: list[AlfworldMention] = Field(description="One entry per readable ALFWorld source.")
     semantic: SemanticAudit | None = Field(None, description="Semantic RRR beside difflib's; None unless asked for.")
+    paper: list[ClaimCheck] = Field(
+        default_factory=list, description="The paper against its logs: each of its figures, recomputed, with a verdict."
+    )
 
 
 def _shown(path: Path) -> str:
@@ -97,6 +101,13 @@ def run_audit(
         measured.append((source, tasks, rated))
         if source.name in targets:
             mentions.append(alfworld_mention(tasks, rated, mapping, targets[source.name]))
+    evidence = LogsEvidence(
+        rows={row.source: row for row in rows},
+        tasks={source.name: tasks for source, tasks, _ in measured},
+        rated={source.name: list(rated) for source, _, rated in measured},
+        env_to_game=mapping,
+        env_to_game_name=mapping_name,
+    )
     return AuditReport(
         logs_dir=_shown(logs_dir),
         env_to_game=mapping_name,
@@ -104,6 +115,7 @@ def run_audit(
         skipped=skipped,
         object_mention=mentions,
         semantic=None if embeddings is None else semantic_audit(measured, embeddings, semantic_threshold),
+        paper=paper_checks(evidence),
     )
 
 

@@ -17,6 +17,7 @@ from harness.metrics.core import MentionCounts
 from harness.records import TrialRecord
 from harness.records.details import ReflectionDetails
 from harness.records.gate import Turn
+from harness.records.identity import ReflectionIdentity
 from harness.records.step import Step
 
 
@@ -140,6 +141,11 @@ class Domain(ABC):
     @abstractmethod
     def mentions(self, records: Sequence[TrialRecord]) -> MentionCounts:
         """Object mention over the reflections of one task's records (one condition)."""
+
+    def identity(self, record: TrialRecord) -> ReflectionIdentity | None:
+        """The task identity of the record's reflection (`harness.records.identity`); None where the domain has no
+        identity rule or the record no reflection."""
+        return None
 
     @abstractmethod
     def data_hashes(self) -> dict[str, str]:

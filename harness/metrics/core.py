@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.metrics.identity import IdentityCounts, IdentityShares, identity_shares
 from harness.records import TrialRecord
 
 SIMILARITY_THRESHOLD = 0.85
@@ -226,6 +227,9 @@ class TaskMetrics(BaseModel):
     solved: bool = Field(description="Some recorded trial was won.")
     solved_trial: int | None = Field(description="0-based index of the first won trial, or None.")
     mentions: MentionCounts = Field(description="Reflections naming the target object.")
+    identity: IdentityCounts | None = Field(
+        None, description="Reflections by task-identity label (on_task, off_task, vacuous); None without a rule."
+    )
     malformed: int = Field(0, ge=0, description="Answers the grounded_template parser rejected (0 for other sources).")
 
 
@@ -235,12 +239,16 @@ def _malformed(record: TrialRecord) -> bool:
 
 
 def task_metrics(
-    records: Sequence[TrialRecord], target_object: str, mentions: MentionCounts | None = None
+    records: Sequence[TrialRecord],
+    target_object: str,
+    mentions: MentionCounts | None = None,
+    identity: IdentityCounts | None = None,
 ) -> TaskMetrics:
     """Metrics from the records of one task under one condition (any order; sorted by trial here).
 
     The memory M is every reflection written, in trial order, not only the actor's window. Object mention
-    is counted by name (ALFWorld's rule) unless the domain counted it already (`mentions`).
+    is counted by name (ALFWorld's rule) unless the domain counted it already (`mentions`); `identity` is the
+    domain's identity labels of the reflections, counted.
     """
     if not records:
         raise ValueError("task_metrics needs at least one record.")
@@ -265,6 +273,7 @@ def task_metrics(
         solved=bool(won),
         solved_trial=won[0] if won else None,
         mentions=mentions if mentions is not None else object_mention(memory, target_object),
+        identity=identity,
         malformed=sum(_malformed(r) for r in ordered),
     )
 
@@ -285,6 +294,11 @@ class ConditionMetrics(BaseModel):
     )
     frozen: int = Field(ge=0, description="Tasks whose memory is frozen (RRR >= 0.5).")
     mentions: MentionCounts = Field(description="Object mentions summed over every task's reflections.")
+    identity: IdentityShares | None = Field(
+        None,
+        description="Task-identity labels over every task's reflections, each with its 95% Wilson interval over "
+        "reflections; None when the domain has no identity rule.",
+    )
     malformed: int = Field(0, ge=0, description="Answers the grounded_template parser rejected, over all tasks.")
 
 
@@ -296,6 +310,7 @@ def condition_metrics(per_task: Sequence[TaskMetrics]) -> ConditionMetrics:
     if len(conditions) > 1:
         raise ValueError(f"tasks of one condition expected, got {sorted(conditions)}.")
     defined = [t.rrr for t in per_task if t.rrr is not None]
+    labelled = [t.identity for t in per_task if t.identity is not None]
     return ConditionMetrics(
         condition=per_task[0].condition,
         tasks=len(per_task),
@@ -304,6 +319,7 @@ def condition_metrics(per_task: Sequence[TaskMetrics]) -> ConditionMetrics:
         mean_rrr=sum(defined) / len(defined) if defined else None,
         frozen=sum(t.frozen for t in per_task),
         mentions=sum((t.mentions for t in per_task), MentionCounts(reflections=0, strict=0, normalized=0)),
+        identity=identity_shares(sum(labelled, IdentityCounts())) if labelled else None,
         malformed=sum(t.malformed for t in per_task),
     )
 

@@ -17,7 +17,9 @@ from harness.metrics.core import (
     spearman_rrr_vs_trials,
     task_metrics,
 )
+from harness.metrics.identity import IdentityCounts, identity_counts
 from harness.records import OutsidePlan, RunPlan, TrialRecord, split_by_plan
+from harness.records.identity import ReflectionIdentity
 
 METRICS_FILE = "metrics.json"
 
@@ -51,6 +53,13 @@ class RunMetrics(BaseModel):
 
 
 MentionCounter = Callable[[Sequence[TrialRecord]], MentionCounts]
+IdentityRule = Callable[[TrialRecord], ReflectionIdentity | None]
+
+
+def task_identity(records: Sequence[TrialRecord], rule: IdentityRule) -> IdentityCounts:
+    """The identity labels of one task's reflections, by the rule as it is now (a record's stored label may be an
+    older rule's)."""
+    return identity_counts(label for record in records if (label := rule(record)) is not None)
 
 
 def condition_report(
@@ -58,9 +67,11 @@ def condition_report(
     condition: str,
     targets: Mapping[str, str],
     mentions: MentionCounter | None = None,
+    identity: IdentityRule | None = None,
 ) -> ConditionReport:
     """Metrics of one condition; `targets` maps each task id to its target object, `mentions` counts object
-    mention over one task's records when the domain has its own rule (HumanEval's failed test cases)."""
+    mention over one task's records when the domain has its own rule (HumanEval's failed test cases), `identity`
+    labels each reflection's task identity (None: the domain has no identity rule)."""
     mine = [r for r in records if r.condition == condition]
     if not mine:
         raise ValueError(f"no record of condition {condition!r}.")
@@ -68,7 +79,12 @@ def condition_report(
     for record in mine:
         by_task.setdefault(record.task_id, []).append(record)
     tasks = [
-        task_metrics(by_task[task], targets[task], mentions(by_task[task]) if mentions else None)
+        task_metrics(
+            by_task[task],
+            targets[task],
+            mentions(by_task[task]) if mentions else None,
+            task_identity(by_task[task], identity) if identity else None,
+        )
         for task in sorted(by_task)
     ]
     pairs = [(t.rrr, t.reflections, t.trials) for t in tasks]
@@ -87,6 +103,7 @@ def run_metrics(
     plan: RunPlan,
     targets: Mapping[str, str],
     mentions: MentionCounter | None = None,
+    identity: IdentityRule | None = None,
 ) -> RunMetrics:
     """One report per condition of the plan that has records, in the plan's order; records outside the plan are
     named, not counted (`targets` need only cover the plan's tasks)."""
@@ -94,7 +111,7 @@ def run_metrics(
     present = {r.condition for r in held}
     return RunMetrics(
         trial_budget=plan.trials,
-        conditions=[condition_report(held, c, targets, mentions) for c in plan.conditions if c in present],
+        conditions=[condition_report(held, c, targets, mentions, identity) for c in plan.conditions if c in present],
         outside_plan=outside,
     )
 

@@ -15,13 +15,14 @@ from harness.domains.hotpotqa.models import QuestionAttempt
 from harness.domains.humaneval.models import CodeAttempt
 from harness.errors import RecordCorruptError, RecordWriteError
 from harness.records.details import ReflectionDetails
+from harness.records.identity import ReflectionIdentity
 from harness.records.jsonl import add_final_newline, split_lines, whole_record
 from harness.records.step import Step
 from harness.records.usage import Usage
 
 # 2: reflection_details and attempt_details added. 3: retries, the gate outcome among reflection_details, and
-# usage split by role.
-SCHEMA_VERSION = 3
+# usage split by role. 4: the reflection's task identity.
+SCHEMA_VERSION = 4
 TRIALS_FILE = "trials.jsonl"
 MANIFEST_FILE = "manifest.json"
 
@@ -55,6 +56,11 @@ class TrialRecord(BaseModel):
     reflection: str | None = Field(description="Reflection written after this trial, or null if none.")
     reflection_details: ReflectionDetails | None = Field(
         None, description="What the source kept beside it: template parts, parser signals; null for plain text."
+    )
+    reflection_identity: ReflectionIdentity | None = Field(
+        None,
+        description="The reflection's task identity (on_task, off_task, vacuous) and the words that decided it, by "
+        "the domain's identity rule when recorded; null without a reflection or before schema 4.",
     )
     attempt_details: CodeAttempt | QuestionAttempt | None = Field(
         None,

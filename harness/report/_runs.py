@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from harness.domains.registry import domain_of_tasks, mention_rules
+from harness.domains.registry import domain_of_tasks, identity_rule, mention_rules
 from harness.errors import HarnessError
 from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, run_usage, with_unpriced
 from harness.metrics.run import METRICS_FILE, RunMetrics, run_metrics
@@ -99,7 +99,7 @@ def recompute_metrics(run_dir: Path, records: Sequence[TrialRecord], plan: RunPl
         targets = {r.task_id: target(r.task_id) for r in held}
     except ValueError as error:
         raise ReportInputError(f"{run_dir}: {error}") from error
-    return run_metrics(records, plan, targets, mentions)
+    return run_metrics(records, plan, targets, mentions, identity_rule(domain))
 
 
 def _read_metrics(path: Path) -> RunMetrics:

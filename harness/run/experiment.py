@@ -142,7 +142,7 @@ class Experiment:
             # be done, or no one would resume it to complete them.
             records = self.trial_log.records
             targets = {task: self.domain.target(task) for task in self.domain.task_ids()}
-            metrics = run_metrics(records, self.plan, targets, self.domain.mentions)
+            metrics = run_metrics(records, self.plan, targets, self.domain.mentions, self.domain.identity)
             write_metrics(self.run_dir, metrics)
             summary = summarize(records, self.plan, condition_prices(self.resolved))
             (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config))

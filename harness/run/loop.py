@@ -168,7 +168,7 @@ def play_trial(
         if condition.gate is not None:
             reflection = condition.gate.admit(task_id, trial, reflection)
     meters = (actor, reflector)
-    return TrialRecord(
+    record = TrialRecord(
         task_id=task_id,
         condition=condition.name,
         trial=trial,
@@ -197,6 +197,7 @@ def play_trial(
             llm_s=sum(m.wait_s for m in meters),
         ),
     )
+    return record.model_copy(update={"reflection_identity": domain.identity(record)})
 
 
 PendingTrial = tuple[ConditionRun, str, TaskHistory]

@@ -17,7 +17,9 @@ from harness.domains.alfworld.reflection import AlfworldReflection
 from harness.domains.hashing import prompts_hash, sha256_files
 from harness.llm.metering import MeteredLLM
 from harness.metrics.core import MentionCounts
+from harness.domains.alfworld.identity import record_identity
 from harness.records import TrialRecord
+from harness.records.identity import ReflectionIdentity
 
 
 class AlfworldDomain(Domain):
@@ -103,6 +105,9 @@ class AlfworldDomain(Domain):
 
     def mentions(self, records: Sequence[TrialRecord]) -> MentionCounts:
         return task_mentions(records)
+
+    def identity(self, record: TrialRecord) -> ReflectionIdentity | None:
+        return record_identity(record)
 
     def data_hashes(self) -> dict[str, str]:
         return {

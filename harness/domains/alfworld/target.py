@@ -10,26 +10,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harness.domains.alfworld.vocabulary import TASK_STEPS
 from harness.metrics.core import MentionCounts, MentionSpan, object_mention, object_mention_spans
 from harness.records import TrialRecord
 
 _FIELDS = 5
+TASK_TYPES = tuple(TASK_STEPS)
 MENTION_NOTE = (
     "ALFWorld: the object is the task's target object (e.g. Mug); strict: its CamelCase name as a case-sensitive "
     "substring (the study's rule); normalized: case-insensitive, its words joined or spaced."
 )
 
 
-def target_object(task: str) -> str:
-    """`Mug` for `pick_cool_then_place_in_recep-Mug-None-CoffeeMachine-10[/trial_...]`."""
+def task_parts(task: str) -> tuple[str, str, str]:
+    """(`pick_cool_then_place_in_recep`, `Mug`, `CoffeeMachine`) for
+    `pick_cool_then_place_in_recep-Mug-None-CoffeeMachine-10[/trial_...]`: task type, object, receptacle."""
     folder = task.split("/", 1)[0]
     fields = folder.split("-")
-    if len(fields) != _FIELDS or not fields[1].isalpha():
+    if len(fields) != _FIELDS or not fields[1].isalpha() or fields[0] not in TASK_TYPES:
         raise ValueError(
-            f"{task!r} is not an ALFWorld task folder <type>-<object>-<mrecep>-<recep>-<scene>, "
-            "so it names no target object."
+            f"{task!r} is not an ALFWorld task folder <type>-<object>-<mrecep>-<recep>-<scene> with one of the six "
+            f"task types ({', '.join(TASK_TYPES)}), so it names no target object."
         )
-    return fields[1]
+    return fields[0], fields[1], fields[3]
+
+
+def target_object(task: str) -> str:
+    """`Mug` for `pick_cool_then_place_in_recep-Mug-None-CoffeeMachine-10[/trial_...]`."""
+    return task_parts(task)[1]
 
 
 def task_mentions(records: Sequence[TrialRecord]) -> MentionCounts:

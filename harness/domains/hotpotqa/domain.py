@@ -20,7 +20,9 @@ from harness.domains.hotpotqa.questions import Question, data_bytes, select_ques
 from harness.domains.hotpotqa.reflection import HotpotQAReflection
 from harness.llm.metering import MeteredLLM
 from harness.metrics.core import MentionCounts
+from harness.domains.hotpotqa.identity import record_identity
 from harness.records import TrialRecord
+from harness.records.identity import ReflectionIdentity
 
 
 def earlier_answers(earlier: Sequence[TrialRecord]) -> list[str]:
@@ -74,6 +76,9 @@ class HotpotQADomain(Domain):
 
     def mentions(self, records: Sequence[TrialRecord]) -> MentionCounts:
         return task_mentions(records)
+
+    def identity(self, record: TrialRecord) -> ReflectionIdentity | None:
+        return record_identity(record)
 
     def data_hashes(self) -> dict[str, str]:
         return {"questions": hashlib.sha256(data_bytes()).hexdigest(), "prompts": prompts_hash("hotpotqa")}

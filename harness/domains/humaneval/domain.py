@@ -35,7 +35,9 @@ from harness.domains.humaneval.reflection import HumanEvalReflection
 from harness.domains.hashing import prompts_hash
 from harness.llm.metering import MeteredLLM
 from harness.metrics.core import MentionCounts
+from harness.domains.humaneval.identity import record_identity
 from harness.records import TrialRecord
+from harness.records.identity import ReflectionIdentity
 from envs.sandbox import CheckScript, SandboxLimits, run_tests
 from harness.records.step import Step
 
@@ -137,6 +139,9 @@ class HumanEvalDomain(Domain):
 
     def mentions(self, records: Sequence[TrialRecord]) -> MentionCounts:
         return task_mentions(records)
+
+    def identity(self, record: TrialRecord) -> ReflectionIdentity | None:
+        return record_identity(record)
 
     def data_hashes(self) -> dict[str, str]:
         return {"problems": hashlib.sha256(data_bytes()).hexdigest(), "prompts": prompts_hash("humaneval")}

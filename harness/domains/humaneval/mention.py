@@ -25,7 +25,7 @@ def _squeeze(text: str) -> str:
     return "".join(text.split())
 
 
-def _pattern(value: str) -> re.Pattern[str]:
+def value_pattern(value: str) -> re.Pattern[str]:
     """The value as written, any whitespace run free to vary or vanish ("[1,2]" finds "[1, 2]"), never inside a
     longer token: "1" is not found in "10", "0.1", "-1" or "x1"."""
     body = r"\s*".join(re.escape(part) for part in value.split())
@@ -47,7 +47,7 @@ def _forms(value: str) -> list[str]:
 
 def _names_inputs(reflection: str, inputs: Sequence[str]) -> bool:
     """Every input occurs (a call without inputs names no case this way)."""
-    return bool(inputs) and all(any(_pattern(form).search(reflection) for form in _forms(value)) for value in inputs)
+    return bool(inputs) and all(any(value_pattern(form).search(reflection) for form in _forms(value)) for value in inputs)
 
 
 def mentions_case(reflection: str, case: CheckedCall, variant: MentionVariant) -> bool:
@@ -82,7 +82,7 @@ def case_spans(reflection: str, case: CheckedCall) -> list[MentionSpan]:
     if _names_inputs(reflection, case.inputs):
         for value in case.inputs:
             for form in _forms(value):
-                spans += _spans(_pattern(form), reflection, "normalized")
+                spans += _spans(value_pattern(form), reflection, "normalized")
     return spans
 
 

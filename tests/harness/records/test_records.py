@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import RecordCorruptError
-from harness.records import TRIALS_FILE, TrialLog, TrialRecord, read_trials
+from harness.records import SCHEMA_VERSION, TRIALS_FILE, TrialLog, TrialRecord, read_trials
 from harness.records.details import ExtractedSignals, TemplateParts
 from harness.records.step import Step
 from harness.domains.alfworld.signals import parse_failures
@@ -86,7 +86,7 @@ def test_a_trial_is_never_recorded_twice(tmp_path: Path) -> None:
 def test_records_carry_a_schema_version(tmp_path: Path) -> None:
     TrialLog(tmp_path).append(make_record())
     stored = json.loads((tmp_path / TRIALS_FILE).read_text())
-    assert stored["schema_version"] == 3
+    assert stored["schema_version"] == SCHEMA_VERSION == 4
     assert stored["trajectory"] == [{"action": "look", "observation": "Nothing happens."}]
 
 
@@ -96,7 +96,7 @@ def test_a_version_1_record_still_reads_and_a_future_version_is_refused(tmp_path
     (tmp_path / TRIALS_FILE).write_text(json.dumps({**stored, "schema_version": 1}) + "\n")
     [old] = TrialLog(tmp_path).records
     assert old.schema_version == 1 and old.reflection_details is None
-    (tmp_path / TRIALS_FILE).write_text(json.dumps({**stored, "schema_version": 4}) + "\n")
+    (tmp_path / TRIALS_FILE).write_text(json.dumps({**stored, "schema_version": SCHEMA_VERSION + 1}) + "\n")
     with pytest.raises(RecordCorruptError, match="line 1 is not a valid trial record"):
         TrialLog(tmp_path)
 

@@ -1,0 +1,383 @@
+"""The paper against its logs: every figure of "Honest Lying" that the published logs can speak to, recomputed.
+
+The paper's figures are data (`data/paper/honest_lying_claims.json`: each with the sentence or table row it comes
+from); each check here recomputes its figure from the logs at every audit and says whether the two agree, differ, or
+cannot be compared, and why (the denominator, the case-sensitive rule, the env-to-game map, an arithmetic bound).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.audit.published import PublishedTask
+from harness.audit.source_audit import SourceAudit
+from harness.audit.task_rrr import TaskRRR
+from harness.domains.alfworld.identity import reflection_identity
+from harness.domains.alfworld.target import task_parts
+from harness.domains.alfworld.vocabulary import find_names
+from harness.domains.humaneval.identity import names_error_type
+from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, mentions_object
+from harness.metrics.identity import identity_counts
+
+CLAIMS_FILE = Path(__file__).resolve().parents[2] / "data" / "paper" / "honest_lying_claims.json"
+ALFWORLD_RUN = "alfworld_runs/root/reflexion_run_logs"
+WEBSHOP_RUN = "webshop_runs/reflexion_run_logs_1"
+HUMANEVAL_RUN = "programming_runs/root/reflexion_humaneval_py_pass_at_1/reflexion_humaneval_py_pass_at_1.jsonl"
+RERUN_TRIALS = 10
+
+Verdict = Literal["agrees", "differs", "cannot be checked"]
+
+
+class PaperClaim(BaseModel):
+    """One figure of the paper, with the sentence it comes from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    topic: str
+    figure: str = Field(description="The figure as the paper states it.")
+    source: str = Field(description="Key of `sources`: where the text below was read.")
+    text: str = Field(description="The sentence or table row, verbatim.")
+    values: dict[str, Any] = Field(description="The figure's numbers, as printed, for the check.")
+
+
+class PaperClaims(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    paper: str
+    sources: dict[str, str]
+    claims: list[PaperClaim]
+
+
+class ClaimCheck(BaseModel):
+    """A figure of the paper beside the same figure from the logs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    claim: PaperClaim
+    logs: str = Field(description="The figure recomputed from the published logs.")
+    verdict: Verdict
+    reason: str = Field(description="What the harness found that explains the verdict.")
+
+
+class LogsEvidence(BaseModel):
+    """What the audit read, by source name: the rows, the tasks, their RRR; and the env-to-game map."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    rows: dict[str, SourceAudit]
+    tasks: dict[str, list[PublishedTask]]
+    rated: dict[str, list[TaskRRR]]
+    env_to_game: dict[str, str]
+    env_to_game_name: str
+
+
+def load_claims(path: Path = CLAIMS_FILE) -> PaperClaims:
+    return PaperClaims.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def _at_precision(value: float, printed: str) -> bool:
+    """Whether `value` rounds to `printed` at the printed number of decimals."""
+    places = -Decimal(printed).as_tuple().exponent  # type: ignore[operator]
+    return round(value, int(places)) == float(printed)
+
+
+def _share(k: int, n: int) -> str:
+    return f"{k}/{n} ({k / n:.0%})" if n else f"{k}/0"
+
+
+def _check(claim: PaperClaim, logs: str, verdict: Verdict, reason: str) -> ClaimCheck:
+    return ClaimCheck(claim=claim, logs=logs, verdict=verdict, reason=reason)
+
+
+def _denominators(row: SourceAudit) -> dict[str, int]:
+    return {"tasks with memory (>= 1 reflection)": row.n_with_memory, "tasks with RRR (>= 2 reflections)": row.n_with_rrr}
+
+
+def _table1_row(claim: PaperClaim, row: SourceAudit | None, tasks: Sequence[PublishedTask] = ()) -> ClaimCheck:
+    if row is None:
+        return _check(claim, "source not found", "cannot be checked", "the source this row describes is not in the logs")
+    frozen, denominator, avg = claim.values["frozen"], claim.values["denominator"], claim.values["avg_rrr"]
+    over = [name for name, n in _denominators(row).items() if n == denominator]
+    logs = (
+        f"{row.n_frozen} frozen; {_share(row.n_frozen, row.n_with_memory)} over tasks with memory, "
+        f"{_share(row.n_frozen, row.n_with_rrr)} over tasks with RRR; avg RRR {row.avg_rrr_frozen or 0:.3f} over the "
+        f"frozen, {row.avg_rrr_with_rrr or 0:.3f} over tasks with RRR (`{row.source}`)"
+    )
+    averages = {"the frozen tasks": row.avg_rrr_frozen, "tasks with RRR": row.avg_rrr_with_rrr}
+    matched_avg = [name for name, value in averages.items() if value is not None and _at_precision(value, avg)]
+    if row.n_frozen == frozen and over and matched_avg:
+        return _check(claim, logs, "agrees", f"the paper's denominator is {over[0]}; its average is over {matched_avg[0]}")
+    near = ", ".join(f"{name} {value:.3f}" for name, value in averages.items() if value is not None)
+    reason = (
+        f"frozen {row.n_frozen} vs {frozen}; denominator {denominator} is "
+        f"{over[0] if over else 'neither tasks with memory nor tasks with RRR'}; avg RRR {avg} vs {near}"
+    )
+    if tasks:
+        swapped = [rrr for t in tasks if (rrr := _rrr_swapped(t.reflections)) is not None and rrr >= FROZEN_THRESHOLD]
+        if swapped:
+            reason += (
+                f"; with SequenceMatcher's arguments swapped (earlier reflection first) {len(swapped)} are frozen, "
+                f"avg {sum(swapped) / len(swapped):.3f}"
+            )
+    return _check(claim, logs, "differs", reason)
+
+
+def _rrr_swapped(memory: Sequence[str]) -> float | None:
+    """RRR with the similarity's arguments the other way round: the choice the study does not state (autojunk drops
+    characters frequent in the second string, so the order changes ratios of long reflections)."""
+    if len(memory) < 2:
+        return None
+    repeats = sum(
+        any(difflib.SequenceMatcher(None, memory[j], memory[i]).ratio() >= SIMILARITY_THRESHOLD for j in range(i))
+        for i in range(1, len(memory))
+    )
+    return repeats / (len(memory) - 1)
+
+
+def _hotpotqa_row(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
+    frozen, denominator, avg = claim.values["frozen"], claim.values["denominator"], claim.values["avg_rrr"]
+    rows = [row for row in evidence.rows.values() if row.domain == "hotpotqa"]
+    most = max(rows, key=lambda row: row.n_frozen, default=None)
+    bound = frozen * FROZEN_THRESHOLD / denominator
+    logs = (
+        f"most frozen in any HotpotQA log: {most.n_frozen} (`{most.source}`, of {most.n_with_memory} with memory)"
+        if most
+        else "no HotpotQA log"
+    )
+    if float(avg) < bound:
+        reason = (
+            f"arithmetically impossible: {frozen} tasks with RRR >= {FROZEN_THRESHOLD} put the mean over "
+            f"{denominator} tasks at >= {frozen} x {FROZEN_THRESHOLD} / {denominator} = {bound:.2f}, not {avg}; and "
+            f"no HotpotQA log has {frozen} frozen tasks"
+        )
+        return _check(claim, logs, "differs", reason)
+    return _table1_row(claim, next((row for row in rows if row.n_frozen == frozen), None))
+
+
+def _denominator_of(row: SourceAudit | None, denominator: int) -> str | None:
+    over = [name for name, n in _denominators(row).items() if n == denominator] if row else []
+    return over[0] if over else None
+
+
+def _denominators_check(claim: PaperClaim, evidence: LogsEvidence, claims: Mapping[str, PaperClaim]) -> ClaimCheck:
+    alf, code = evidence.rows.get(ALFWORLD_RUN), evidence.rows.get(HUMANEVAL_RUN)
+    if alf is None or code is None:
+        return _check(claim, "source not found", "cannot be checked", "the ALFWorld or HumanEval run is not in the logs")
+    alf_over = _denominator_of(alf, claims["table1_alfworld"].values["denominator"])
+    code_over = _denominator_of(code, claims["table1_humaneval"].values["denominator"])
+    logs = (
+        f"over tasks with memory: ALFWorld {_share(alf.n_frozen, alf.n_with_memory)}, HumanEval "
+        f"{_share(code.n_frozen, code.n_with_memory)}; over tasks with RRR: ALFWorld "
+        f"{_share(alf.n_frozen, alf.n_with_rrr)}, HumanEval {_share(code.n_frozen, code.n_with_rrr)}"
+    )
+    if alf_over == code_over:
+        return _check(claim, logs, "agrees", f"both rows divide by {alf_over}")
+    return _check(claim, logs, "differs", f"the rows divide by different denominators: ALFWorld by {alf_over}, HumanEval by {code_over}")
+
+
+def _frozen_envs(evidence: LogsEvidence) -> list[PublishedTask]:
+    frozen = {r.task_id for r in evidence.rated.get(ALFWORLD_RUN, []) if r.frozen}
+    return [task for task in evidence.tasks.get(ALFWORLD_RUN, []) if task.task_id in frozen]
+
+
+def _solved_check(claim: PaperClaim, evidence: LogsEvidence, within: int | None) -> ClaimCheck:
+    envs = _frozen_envs(evidence)
+    if not envs:
+        return _check(claim, "no frozen environment", "cannot be checked", f"`{ALFWORLD_RUN}` is not in the logs")
+    solved = [t for t in envs if t.trial_solved is not None]
+    early = [t for t in solved if t.trial_solved is not None and t.trial_solved < RERUN_TRIALS]
+    logs = (
+        f"the published run solved {len(solved)}/{len(envs)} of its frozen environments in its "
+        f"{max((t.trials or 0) for t in envs)} trials, {len(early)}/{len(envs)} within the first {RERUN_TRIALS} "
+        f"({', '.join(f'{t.task_id} at trial {t.trial_solved + 1}' for t in solved if t.trial_solved is not None)})"
+    )
+    if within is not None:
+        return _check(
+            claim, logs, "cannot be checked", f"the paper's re-run of {within} trials published no logs; the published "
+            f"run, over the same first {within} trials, solved {len(early)}/{len(envs)}",
+        )  # fmt: skip
+    expected = claim.values["solved"]
+    verdict: Verdict = "agrees" if len(solved) == expected else "differs"
+    reason = (
+        f"the row is named for the original run, whose logs solve {len(solved)} of the 16 (the paper's "
+        f"{expected}/16 can only be its own re-run, whose logs are not published)"
+    )
+    return _check(claim, logs, verdict, reason)
+
+
+def _frozen_reflections(evidence: LogsEvidence) -> list[tuple[str, str]]:
+    """(task folder, reflection) of every reflection of the frozen environments."""
+    return [
+        (evidence.env_to_game[task.task_id], text)
+        for task in _frozen_envs(evidence)
+        if task.task_id in evidence.env_to_game
+        for text in task.reflections
+    ]
+
+
+def _mention_check(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
+    pairs = _frozen_reflections(evidence)
+    if not pairs:
+        return _check(claim, "no frozen reflections", "cannot be checked", f"`{ALFWORLD_RUN}` is not in the logs")
+    strict = sum(mentions_object(text, task_parts(game)[1], "strict") for game, text in pairs)
+    normalized = sum(mentions_object(text, task_parts(game)[1], "normalized") for game, text in pairs)
+    labels = identity_counts(reflection_identity(text, game) for game, text in pairs)
+    logs = (
+        f"strict {strict}/{len(pairs)}, normalized {normalized}/{len(pairs)}; identity: on_task {labels.on_task}, "
+        f"off_task {labels.off_task}, vacuous {labels.vacuous}"
+    )
+    if strict == claim.values["mentions"] == normalized:
+        return _check(claim, logs, "agrees", "no rule finds the object")
+    reason = (
+        f"{strict}/{len(pairs)} only under the case-sensitive rule (the CamelCase name, e.g. 'SaltShaker', as a "
+        f"substring): ALFWorld writes names in lower case ('saltshaker 1'), and once case is ignored {normalized} of "
+        f"{len(pairs)} name their object; {labels.on_task} are about their own task ({evidence.env_to_game_name})"
+    )
+    return _check(claim, logs, "differs", reason)
+
+
+def _rrr_check(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
+    row = evidence.rows.get(ALFWORLD_RUN)
+    if row is None or row.avg_rrr_frozen is None:
+        return _check(claim, "no frozen environment", "cannot be checked", f"`{ALFWORLD_RUN}` is not in the logs")
+    logs = f"mean RRR of the {row.n_frozen} frozen environments {row.avg_rrr_frozen:.3f}"
+    agrees = _at_precision(row.avg_rrr_frozen, claim.values["rrr"])
+    return _check(claim, logs, "agrees" if agrees else "differs", "the mean over the frozen environments")
+
+
+def _spearman_check(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
+    row = evidence.rows.get(ALFWORLD_RUN)
+    if row is None:
+        return _check(claim, "source not found", "cannot be checked", f"`{ALFWORLD_RUN}` is not in the logs")
+    results = {s.convention: s for s in row.spearman_rrr_vs_trials}
+    shown = "; ".join(f"{name}: rho {s.rho:.3f} (n = {s.n})" for name, s in results.items() if s.rho is not None)
+    matched = [name for name, s in results.items() if s.rho is not None and _at_precision(s.rho, claim.values["rho"])]
+    if matched:
+        return _check(claim, shown, "agrees", f"under the convention {matched[0]} (trials played: first solved + 1, "
+                      "else every trial); under the other it differs")  # fmt: skip
+    return _check(claim, shown, "differs", "no convention of the harness gives the paper's rho")
+
+
+def _env22_tasks(evidence: LogsEvidence) -> PublishedTask | None:
+    return next((t for t in evidence.tasks.get(ALFWORLD_RUN, []) if t.task_id == "env_22"), None)
+
+
+def _map_support(evidence: LogsEvidence) -> tuple[int, int]:
+    """Environments with reflections whose mapped game's object their reflections name (normalized), of all."""
+    envs = [t for t in evidence.tasks.get(ALFWORLD_RUN, []) if t.reflections and t.task_id in evidence.env_to_game]
+    named = sum(
+        any(mentions_object(r, task_parts(evidence.env_to_game[t.task_id])[1], "normalized") for r in t.reflections)
+        for t in envs
+    )
+    return named, len(envs)
+
+
+def _env22_game_check(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
+    game = evidence.env_to_game.get("env_22")
+    if game is None:
+        return _check(claim, "env_22 not mapped", "cannot be checked", f"{evidence.env_to_game_name} maps no env_22")
+    task_type, target, receptacle = task_parts(game)
+    named, envs = _map_support(evidence)
+    wanted = (claim.values["object"], claim.values["receptacle"])
+    others = [env for env, g in evidence.env_to_game.items() if task_parts(g)[1:] == wanted]
+    logs = f"env_22 is `{game.split('/')[0]}` ({task_type}: {target} -> {receptacle})"
+    if (target, receptacle) == wanted:
+        return _check(claim, logs, "agrees", f"{evidence.env_to_game_name} maps env_22 to that game")
+    reason = (
+        f"{evidence.env_to_game_name} maps env_22 to a {target} -> {receptacle} game, not {wanted[0]} -> {wanted[1]}"
+        f" ({', '.join(others) or 'no env'} is that game); the map is supported by the logs themselves: the "
+        f"reflections of {named} of {envs} environments name their mapped game's object, and env_22's plan its own task"
+    )
+    return _check(claim, logs, "differs", reason)
+
+
+def _env22_reflections_check(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
+    task, game = _env22_tasks(evidence), evidence.env_to_game.get("env_22")
+    if task is None or game is None:
+        return _check(claim, "env_22 not found", "cannot be checked", "env_22 is not in the logs or the map")
+    wanted = set(claim.values["types"])
+    citing = sum(wanted <= {name.type for name in find_names(text)} for text in task.reflections)
+    labels = identity_counts(reflection_identity(text, game) for text in task.reflections)
+    logs = (
+        f"{citing}/{len(task.reflections)} name {' and '.join(sorted(wanted))}; identity against "
+        f"`{game.split('/')[0]}`: on_task {labels.on_task}, off_task {labels.off_task}, vacuous {labels.vacuous}"
+    )
+    agrees = (citing, len(task.reflections)) == (claim.values["cite"], claim.values["of"])
+    reason = "the count agrees; that they are about the wrong task does not (see env_22's game)"
+    return _check(claim, logs, "agrees" if agrees else "differs", reason if agrees else f"{citing} cite both")
+
+
+def _memory_harmful_check(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
+    tasks = {t.task_id: t for t in evidence.tasks.get(ALFWORLD_RUN, [])}
+    envs = [tasks.get(env) for env in claim.values["envs"]]
+    if any(t is None for t in envs):
+        return _check(claim, "environments not found", "cannot be checked", f"`{ALFWORLD_RUN}` lacks them")
+    solved = [t.trial_solved for t in envs if t is not None]
+    if any(n is None for n in solved):
+        return _check(claim, "not solved", "differs", "the published run never solved one of them")
+    played = [n + 1 for n in solved if n is not None]
+    failed = [n for n in solved if n is not None]
+    logs = ", ".join(
+        f"{env} solved at trial {n + 1}, after {n} failed trials" for env, n in zip(claim.values["envs"], failed)
+    )
+    low, high = claim.values["trials"]
+    readings = {"trials played": played, "failed trials before the win (reflections in memory)": failed}
+    fits = [name for name, counts in readings.items() if all(low <= n <= high for n in counts)]
+    if fits:
+        reason = f"{low}-{high} counts the {fits[0]}; the paper's no-memory half (solved in 1 trial) published no logs"
+        return _check(claim, logs, "agrees", reason)
+    return _check(claim, logs, "differs", f"neither the trials played nor the failed trials fall in {low}-{high}")
+
+
+def _humaneval_error_types_check(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
+    frozen = {r.task_id for r in evidence.rated.get(HUMANEVAL_RUN, []) if r.frozen}
+    texts = [text for t in evidence.tasks.get(HUMANEVAL_RUN, []) if t.task_id in frozen for text in t.reflections]
+    named = sum(names_error_type(text) for text in texts)
+    logs = f"the published run's frozen tasks: {named}/{len(texts)} reflections name an error type"
+    reason = "the 18 reflections are the paper's programmatic-extraction re-run, whose logs are not published"
+    return _check(claim, logs, "cannot be checked", reason)
+
+
+def _rerun_only(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
+    return _check(claim, "no log", "cannot be checked", "a condition the paper re-ran; its logs are not published")
+
+
+def paper_checks(evidence: LogsEvidence, claims: PaperClaims | None = None) -> list[ClaimCheck]:
+    """Every claim of the paper, checked against the logs, in the claims file's order."""
+    claims = claims or load_claims()
+    by_id = {claim.id: claim for claim in claims.claims}
+    checks: dict[str, Callable[[PaperClaim], ClaimCheck]] = {
+        "table1_alfworld": lambda c: _table1_row(c, evidence.rows.get(ALFWORLD_RUN), evidence.tasks.get(ALFWORLD_RUN, [])),
+        "table1_webshop": lambda c: _table1_row(c, evidence.rows.get(WEBSHOP_RUN), evidence.tasks.get(WEBSHOP_RUN, [])),
+        "table1_hotpotqa": lambda c: _hotpotqa_row(c, evidence),
+        "table1_humaneval": lambda c: _table1_row(c, evidence.rows.get(HUMANEVAL_RUN), evidence.tasks.get(HUMANEVAL_RUN, [])),
+        "table1_denominators": lambda c: _denominators_check(c, evidence, by_id),
+        "abstract_frozen": lambda c: _table1_row(
+            c.model_copy(update={"values": {**by_id["table1_alfworld"].values, **c.values}}), evidence.rows.get(ALFWORLD_RUN)
+        ),
+        "original_solved": lambda c: _solved_check(c, evidence, None),
+        "rerun_solved": lambda c: _solved_check(c, evidence, c.values["trials"]),
+        "original_mention": lambda c: _mention_check(c, evidence),
+        "original_rrr": lambda c: _rrr_check(c, evidence),
+        "spearman": lambda c: _spearman_check(c, evidence),
+        "env22_game": lambda c: _env22_game_check(c, evidence),
+        "env22_reflections": lambda c: _env22_reflections_check(c, evidence),
+        "memory_harmful": lambda c: _memory_harmful_check(c, evidence),
+        "humaneval_error_types": lambda c: _humaneval_error_types_check(c, evidence),
+    }
+    return [checks.get(claim.id, lambda c: _rerun_only(c, evidence))(claim) for claim in claims.claims]
+
+
+def verdict_counts(checks: Sequence[ClaimCheck]) -> dict[Verdict, int]:
+    counts: dict[Verdict, int] = {"agrees": 0, "differs": 0, "cannot be checked": 0}
+    for check in checks:
+        counts[check.verdict] += 1
+    return counts

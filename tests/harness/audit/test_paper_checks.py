@@ -1,0 +1,78 @@
+"""The paper against its logs: each figure of the paper recomputed from the published logs, with a verdict that can
+move (a planted figure flips it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.audit.alfworld_mention import DEFAULT_ENV_TO_GAME, read_env_to_game
+from harness.audit.paper import ALFWORLD_RUN, HUMANEVAL_RUN, WEBSHOP_RUN, LogsEvidence, load_claims, paper_checks
+from harness.audit.source_audit import source_audit
+from harness.audit.sources import DEFAULT_ROOT, discover_sources, load_source
+from harness.audit.task_rrr import task_rrrs
+
+HOTPOTQA_RUN = "hotpotqa_runs/root/CoT/no_context/last_trial_and_reflexion/100_questions_5_trials.txt"
+
+
+@pytest.fixture(scope="module")
+def evidence() -> LogsEvidence:
+    wanted = {ALFWORLD_RUN, WEBSHOP_RUN, HUMANEVAL_RUN, HOTPOTQA_RUN}
+    sources = [s for s in discover_sources(DEFAULT_ROOT) if s.name in wanted]
+    tasks = {s.name: load_source(s) for s in sources}
+    rated = {name: task_rrrs(found, {}) for name, found in tasks.items()}
+    rows = {s.name: source_audit(s.domain, s.name, rated[s.name]) for s in sources}
+    return LogsEvidence(
+        rows=rows, tasks=tasks, rated=rated, env_to_game=read_env_to_game(DEFAULT_ENV_TO_GAME), env_to_game_name="map"
+    )
+
+
+def _verdicts(evidence: LogsEvidence, claims=None) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    return {check.claim.id: check for check in paper_checks(evidence, claims)}
+
+
+def test_every_figure_of_the_paper_gets_a_verdict(evidence: LogsEvidence) -> None:
+    checks = _verdicts(evidence)
+    claims = load_claims()
+    assert list(checks) == [c.id for c in claims.claims]
+    assert all(c.source in claims.sources and c.text for c in claims.claims)
+    wanted = {
+        "table1_alfworld", "table1_webshop", "table1_hotpotqa", "table1_humaneval", "original_solved",
+        "original_mention", "original_rrr", "spearman", "env22_game", "env22_reflections", "memory_harmful",
+        "rerun_solved",
+    }  # fmt: skip
+    assert wanted <= set(checks)
+
+
+def test_what_the_logs_say_of_the_paper(evidence: LogsEvidence) -> None:
+    checks = _verdicts(evidence)
+    assert checks["table1_alfworld"].verdict == "agrees"
+    assert checks["spearman"].verdict == "agrees" and "0.808" in checks["spearman"].logs
+    hotpotqa = checks["table1_hotpotqa"]
+    assert hotpotqa.verdict == "differs" and "arithmetically impossible" in hotpotqa.reason
+    assert checks["table1_denominators"].verdict == "differs"
+    mention = checks["original_mention"]
+    assert mention.verdict == "differs" and "strict 0/121" in mention.logs and "normalized 119/121" in mention.logs
+    game = checks["env22_game"]
+    assert game.verdict == "differs" and "Tomato -> Microwave" in game.logs
+    assert checks["env22_reflections"].verdict == "agrees"
+    assert checks["rerun_solved"].verdict == "cannot be checked" and "within the first 10" in checks["rerun_solved"].logs
+
+
+def test_a_planted_figure_flips_its_verdict(evidence: LogsEvidence) -> None:
+    claims = load_claims()
+    planted = claims.model_copy(
+        update={
+            "claims": [
+                c.model_copy(update={"values": {**c.values, "frozen": 15}}) if c.id == "table1_alfworld"
+                else c.model_copy(update={"values": {**c.values, "rho": "0.5"}}) if c.id == "spearman"
+                else c.model_copy(update={"values": {**c.values, "object": "Tomato", "receptacle": "Microwave"}})
+                if c.id == "env22_game"
+                else c
+                for c in claims.claims
+            ]
+        }
+    )  # fmt: skip
+    checks = _verdicts(evidence, planted)
+    assert checks["table1_alfworld"].verdict == "differs"
+    assert checks["spearman"].verdict == "differs"
+    assert checks["env22_game"].verdict == "agrees"
