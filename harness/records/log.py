@@ -57,7 +57,8 @@ class DurableLog(Generic[Model]):
     """One JSON-lines file of `model` records, under the module's rules.
 
     `what` names a record in messages ("trial record"); `key` gives a record's key when keys must be unique, and
-    `name_key` spells one in messages; `dump` writes a record's line (default: its model_dump_json()).
+    `name_key` spells one in messages; `dump` writes a record's line (default: its model_dump_json()). `quiet_reads`
+    leaves a torn tail unreported by read(), for readers that leave it to the writer that cuts it.
     """
 
     def __init__(
@@ -70,6 +71,7 @@ class DurableLog(Generic[Model]):
         name_key: Callable[[Any], str] = repr,
         dump: Callable[[Model], str] | None = None,
         single_writer: bool = False,
+        quiet_reads: bool = False,
     ) -> None:
         self.path = Path(path)
         self.model = model
@@ -78,6 +80,7 @@ class DurableLog(Generic[Model]):
         self.name_key = name_key
         self.dump: Callable[[Model], str] = dump or (lambda record: record.model_dump_json())
         self.single_writer = single_writer
+        self.quiet_reads = quiet_reads
         self._reset()
         self._seen: tuple[int, int, int] | None = None  # (device, inode, size) when last read or written
         self._torn_reported: tuple[int, int, int] | None = None
@@ -106,7 +109,7 @@ class DurableLog(Generic[Model]):
         finally:
             os.close(descriptor)
         records = self._take_unreturned() + records
-        if torn and self._torn_reported != self._seen:
+        if torn and not self.quiet_reads and self._torn_reported != self._seen:
             self._torn_reported = self._seen
             warnings.warn(
                 f"{self.path}: ignoring a torn last line of {len(torn)} bytes left by an interrupted write "

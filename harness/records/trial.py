@@ -147,6 +147,7 @@ class TrialLog:
 
 
 def _trial_log(path: Path, *, single_writer: bool = False) -> DurableLog[TrialRecord]:
+    # Quiet reads: a torn line is the run's to report, as it cuts it; a refusal stays one sentence.
     return DurableLog(
         path,
         TrialRecord,
@@ -154,6 +155,7 @@ def _trial_log(path: Path, *, single_writer: bool = False) -> DurableLog[TrialRe
         key=lambda record: record.key,
         name_key=lambda key: f"trial {key}",
         single_writer=single_writer,
+        quiet_reads=True,
     )
 
 
@@ -169,7 +171,8 @@ def parse_trials(data: bytes, path: Path) -> tuple[list[TrialRecord], bytes]:
 def read_trials(run_dir: Path) -> list[TrialRecord]:
     """All complete records of a run, validated, without writing anything.
 
-    Safe on a run that is still recording: a last line still being written is left out, not cut.
+    Safe on a run that is still recording: a torn last line is left out, neither cut nor reported (TrialLog does
+    both).
     """
     return _trial_log(Path(run_dir) / TRIALS_FILE).read()
 
