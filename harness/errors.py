@@ -91,6 +91,21 @@ class RecordCorruptError(HarnessError):
     """A run's records cannot be trusted as they are (a bad line that is not a torn tail, a duplicate)."""
 
 
+class LogLineError(RecordCorruptError):
+    """A line of a durable log is not a record of its kind, or records a key an earlier line holds."""
+
+    def __init__(self, message: str, *, path: str, line: int, reason: str, raw: bytes) -> None:
+        self.path = path
+        self.line = line
+        self.reason = reason
+        self.raw = raw
+        super().__init__(message)
+
+
+class LogChangedError(RecordCorruptError):
+    """A log that only one process writes changed since that process last read or wrote it."""
+
+
 class RecordWriteError(HarnessError):
     """A record or a run's file could not be written (a full disk, a filesystem gone read-only)."""
 
@@ -121,6 +136,10 @@ class GameFileError(HarnessError):
 
 class RunDirBusyError(HarnessError):
     """Another live process is writing the run directory."""
+
+
+class RunDirLostError(HarnessError):
+    """The run directory this process locked was moved or replaced, or another process took its run.lock."""
 
 
 class RateLimitError(LLMError):

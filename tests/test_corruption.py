@@ -17,6 +17,7 @@ from harness.records import (
     records_without_timing,
     write_manifest,
 )
+from harness.records.canonical import sha256_hex
 from tests.runner import REPLAY_CACHE, ROOT, run_cli
 from tests.small_run import GAME, SMALL_RUN, snapshot
 
@@ -57,10 +58,23 @@ def tamper_checksum(line: str) -> str:
     return json.dumps(entry)
 
 
+def tamper_type(line: str) -> str:
+    """A wrong type under a checksum made to match, as a careful hand edit leaves it."""
+    entry = json.loads(line)
+    entry["response"]["usage"]["prompt_tokens"] = "seven"
+    entry["checksum"] = sha256_hex(entry["response"])
+    return json.dumps(entry)
+
+
 @pytest.mark.parametrize(
     ("tamper", "reason"),
-    [(tamper_checksum, "response checksum mismatch"), (lambda line: line[:40], "invalid JSON")],
-    ids=["checksum mismatch", "bad JSON"],
+    [
+        (tamper_checksum, "response checksum mismatch"),
+        (lambda line: line[:40], "invalid JSON"),
+        # 'cache lines with wrong types give multi-line pydantic dumps': one sentence instead.
+        (tamper_type, "response.usage.prompt_tokens: Input should be a valid integer"),
+    ],
+    ids=["checksum mismatch", "bad JSON", "wrong type"],
 )
 def test_a_corrupt_cache_entry_is_named_with_its_file_and_line(
     tmp_path: Path, tamper: Callable[[str], str], reason: str
@@ -226,4 +240,32 @@ def test_a_finished_run_whose_last_record_was_torn_afterwards_is_refused(copy: P
     result = run_cli(*SMALL_RUN, f"hydra.run.dir={copy}")
     assert result.returncode == 2
     assert "holds 1 trial record(s), but its manifest.json saw 2, so 1 went missing" in one_error_line(result.stderr)
+    assert snapshot(copy) == before
+
+
+@pytest.mark.parametrize("manifest", ["running", "finished"])
+@pytest.mark.parametrize(
+    "edit", [{"success": "yes, by my judgement"}, {"verdict": "mine"}], ids=["wrong type", "extra field"]
+)
+def test_a_whole_last_line_that_fails_validation_is_refused_naming_it_not_destroyed_as_torn(
+    copy: Path, edit: dict[str, str], manifest: str
+) -> None:
+    """'A whole last line of trials.jsonl is destroyed as "torn"': a last record edited into JSON that fails
+    validation and saved without its final newline, under a manifest as kill -9 leaves it, is refused like a bad
+    line in the middle, naming the line. With the finished manifest intact the refusal gives that reason too, not
+    'so 1 went missing'."""
+    trials = copy / TRIALS_FILE
+    first_line, last_line = trials.read_text().splitlines()
+    trials.write_text(first_line + "\n" + json.dumps({**json.loads(last_line), **edit}))
+    if manifest == "running":
+        started = read_manifest(copy)
+        assert started is not None
+        write_manifest(copy, started.model_copy(update={"status": "running", "ended_at": None, "records": None}))
+    before = snapshot(copy)
+    result = run_cli(*SMALL_RUN, f"hydra.run.dir={copy}")
+    assert result.returncode == 2, result.stderr
+    error = one_error_line(result.stderr)
+    field = next(iter(edit))
+    assert error.startswith(f"error: {trials} line 2 is not a valid trial record ({field}: "), error
+    assert "went missing" not in error and "torn" not in result.stderr
     assert snapshot(copy) == before

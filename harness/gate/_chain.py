@@ -162,18 +162,22 @@ def _check_line(
         return f"prev does not match {before} ({_REORDERED})"
     if line.item.id in first_seen:
         return f"item {line.item.id} was already decided on line {first_seen[line.item.id]}"
-    problem = _approval_problem(line.item) if line.decision is Decision.APPROVE else None
-    return problem or line
+    problem = approval_problem(line.item) if line.decision is Decision.APPROVE else None
+    return f"approves an item {problem}" if problem else line
 
 
-def _approval_problem(item: Proposal) -> str | None:
-    """Rule 1 again, on the approved item's own quoted turn: an approval cannot launder a bad quote."""
+def approval_problem(item: Proposal) -> str | None:
+    """Why `item` cannot be approved ("that fails rule 1 (...)", "whose id ..."), None if it can.
+
+    Rule 1 again, on the item's own quoted turn: an approval cannot launder a bad quote. decide() asks before it
+    appends, and verifying the chain asks of every approval.
+    """
     candidate = {"lesson": item.lesson, "evidence": item.evidence.model_dump(mode="json")}
     again = check_candidate(candidate, [item.quoted_turn], item.scope, item.origin)
     if not isinstance(again, Proposal):
-        return f"approves an item that fails rule 1 ({again.reason}: {again.detail})"
+        return f"that fails rule 1 ({again.reason}: {again.detail})"
     if again != item:
-        return "approves an item whose id or quoted turn does not match its content"
+        return "whose id or quoted turn does not match its content"
     return None
 
 

@@ -11,14 +11,13 @@ import fcntl
 import json
 import os
 import threading
-import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from harness.records.canonical import canonical_json
 from harness.gate._chain import (
@@ -27,14 +26,16 @@ from harness.gate._chain import (
     ChainReport,
     Decision,
     DecisionLine,
+    approval_problem,
     chain_lines,
     new_line,
     parse_line,
     walk_chain,
 )
-from harness.gate._errors import GateChainError, GateDecisionError, GateError, InvalidGateStoreError
+from harness.errors import LogLineError
+from harness.gate._errors import GateChainError, GateDecisionError, InvalidGateStoreError
 from harness.records.gate import Dropped, Proposal, Submission, Turn
-from harness.records.jsonl import add_final_newline, split_lines, whole_record
+from harness.records.log import DurableLog, Repair
 from harness.gate._rules import check_candidate
 
 STORE_KIND: Final = "harness-gate-store"
@@ -46,12 +47,6 @@ CHAIN_FILE: Final = "decisions.jsonl"
 HEAD_FILE: Final = "decisions.head"
 LOCK_FILE: Final = "store.lock"
 
-_FILE_MODELS: Final[dict[str, type[BaseModel]]] = {
-    PROPOSED_FILE: Proposal,
-    DROPPED_FILE: Dropped,
-    CHAIN_FILE: DecisionLine,
-}
-_Record = TypeVar("_Record", bound=BaseModel)
 _Scoped = TypeVar("_Scoped", Proposal, Dropped)
 
 
@@ -141,33 +136,26 @@ class GateStore:
         proposed = [outcome for outcome in outcomes if isinstance(outcome, Proposal)]
         dropped = [outcome for outcome in outcomes if isinstance(outcome, Dropped)]
         with self._locked(exclusive=True):
-            known_ids = {proposal.id for proposal in self._read_records(PROPOSED_FILE, Proposal)}
-            known_drops = {_line_of(drop) for drop in self._read_records(DROPPED_FILE, Dropped)}
-            new_proposals: dict[str, str] = {}  # id -> line; the first of repeats within one submission wins
-            for proposal in proposed:
-                if proposal.id not in known_ids:
-                    new_proposals.setdefault(proposal.id, _line_of(proposal))
-            new_drops = [line for line in dict.fromkeys(map(_line_of, dropped)) if line not in known_drops]
-            self._append(PROPOSED_FILE, list(new_proposals.values()))
-            self._append(DROPPED_FILE, new_drops)
+            _pile(self.path).append_missing(proposed)
+            _drops(self.path).append_missing(dropped)
         return Submission(proposed=proposed, dropped=dropped)
 
     def proposals(self, scope: str | None = None) -> list[Proposal]:
         """The whole pile in submission order, decided or not."""
         with self._locked(exclusive=False):
-            return _in_scope(self._read_records(PROPOSED_FILE, Proposal), scope)
+            return _in_scope(_pile(self.path).read(), scope)
 
     def pending(self, scope: str | None = None) -> list[Proposal]:
         """The pile minus every id decided on a readable chain line, in pile order; the chain is not verified."""
         with self._locked(exclusive=False):
-            pile = self._read_records(PROPOSED_FILE, Proposal)
+            pile = _pile(self.path).read()
             decided = {line.item.id for line in map(parse_line, chain_lines(self._read(CHAIN_FILE))) if line}
         return [proposal for proposal in _in_scope(pile, scope) if proposal.id not in decided]
 
     def dropped(self, scope: str | None = None) -> list[Dropped]:
         """Every logged drop, in order."""
         with self._locked(exclusive=False):
-            return _in_scope(self._read_records(DROPPED_FILE, Dropped), scope)
+            return _in_scope(_drops(self.path).read(), scope)
 
     def decide(self, item_id: str, decision: Decision | str, reviewer: str, note: str = "") -> DecisionLine:
         """Append one decision on a pending proposal to the chain, then move the head to it.
@@ -189,7 +177,7 @@ class GateStore:
                     f"the decision chain of {self.path} is broken at line {report.first_bad_line} "
                     f"({report.reason}); nothing was appended."
                 )
-            item = next((p for p in self._read_records(PROPOSED_FILE, Proposal) if p.id == item_id), None)
+            item = next((p for p in _pile(self.path).read() if p.id == item_id), None)
             if item is None:
                 raise GateDecisionError(f"no proposal with id {item_id} in {self.path}.")
             earlier = next((line for line in lines if line.item.id == item_id), None)
@@ -198,8 +186,15 @@ class GateStore:
                     f"proposal {item_id} was already decided ({earlier.decision.value} on line {earlier.seq} of "
                     f"{self.path / CHAIN_FILE})."
                 )
+            problem = approval_problem(item) if decision is Decision.APPROVE else None
+            if problem is not None:
+                # The chain refuses such an approval when verified, so appending it would break the store for good.
+                raise GateDecisionError(
+                    f"proposal {item_id} cannot be approved: {self.path / PROPOSED_FILE} holds it as an item {problem} "
+                    "(the pile was edited after rule 1 passed it); reject it or restore the pile, nothing was appended."
+                )
             line = new_line(lines[-1] if lines else None, decision, item, reviewer, note, datetime.now(timezone.utc))
-            self._append(CHAIN_FILE, [_line_of(line)])
+            _chain(self.path).append([line])
             self._write_atomically(HEAD_FILE, ChainHead(decisions=line.seq, hash=line.hash).model_dump_json())
         return line
 
@@ -214,21 +209,16 @@ class GateStore:
         chain and head anyway.
         """
         with self._locked(exclusive=True):
-            data = self._read(CHAIN_FILE)
             repaired = []
-            complete, tail = split_lines(data)
-            if whole_record(tail, DecisionLine) is not None:
-                add_final_newline(self.path / CHAIN_FILE)
-                repaired.append(f"added the missing newline of decision line {len(complete) + 1}")
-                data += b"\n"
-            elif tail:
-                keep = len(data) - len(tail)
-                with (self.path / CHAIN_FILE).open("r+b") as handle:
-                    handle.truncate(keep)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                repaired.append(f"cut a torn last decision line of {len(tail)} bytes")
-                data = data[:keep]
+            try:
+                _, repair = _chain(self.path).repair()
+            except LogLineError:
+                repair = Repair()  # a bad line is not what a crash leaves: verify() reports it
+            if repair.terminated:
+                repaired.append(f"added the missing newline of decision line {repair.terminated}")
+            if repair.cut:
+                repaired.append(f"cut a torn last decision line of {repair.cut} bytes")
+            data = self._read(CHAIN_FILE)
             head = self._read_head()
             report, lines = walk_chain(data, head)
             head_one_behind = bool(lines) and head is not None and head.strip() == _head_bytes(lines[:-1]).strip()
@@ -239,7 +229,7 @@ class GateStore:
 
     def _in_pile(self, line: DecisionLine) -> bool:
         """Whether the line decides an item of this store's pile, exactly as the pile holds it."""
-        return any(proposal == line.item for proposal in self._read_records(PROPOSED_FILE, Proposal))
+        return any(proposal == line.item for proposal in _pile(self.path).read())
 
     def decisions(self) -> list[DecisionLine]:
         """The chain's lines as written, not verified (use verify()); GateChainError if one is not a line."""
@@ -292,48 +282,6 @@ class GateStore:
         except FileNotFoundError:
             return None
 
-    def _read_records(self, name: str, model: type[_Record]) -> list[_Record]:
-        """Validated lines; a torn last line (a crash mid-append) is left out, a whole one without its newline is
-        read, a bad complete line raises."""
-        complete, tail = split_lines(self._read(name))
-        if whole_record(tail, model) is not None:
-            complete.append(tail)
-        elif tail:
-            warnings.warn(f"{self.path / name}: ignoring a torn last line of {len(tail)} bytes (an interrupted write).")
-        records = []
-        for number, raw in enumerate(complete, start=1):
-            try:
-                records.append(model.model_validate_json(raw))
-            except ValidationError as error:
-                raise GateError(
-                    f"{self.path / name} line {number} is not a valid {model.__name__} record; fix or remove it."
-                ) from error
-        return records
-
-    def _append(self, name: str, lines: Sequence[str]) -> None:
-        """Append whole lines durably; call with the exclusive lock held.
-
-        A torn tail is cut first, a whole last line without its newline given it (`harness.records.jsonl`).
-        """
-        if not lines:
-            return
-        path = self.path / name
-        existed = path.exists()
-        with path.open("a+b") as handle:
-            handle.seek(0)
-            _, tail = split_lines(handle.read())
-            if whole_record(tail, _FILE_MODELS[name]) is not None:
-                handle.write(b"\n")
-            elif tail:
-                # Only a crash mid-append leaves this, and that call never returned: cut it, or our line would glue on.
-                warnings.warn(f"{path}: cutting a torn last line of {len(tail)} bytes (an interrupted write).")
-                handle.truncate(handle.tell() - len(tail))
-            handle.write("".join(line + "\n" for line in lines).encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        if not existed:
-            self._fsync_dir()
-
     def _write_atomically(self, name: str, text: str) -> None:
         """Replace a small file whole: written aside, fsynced, renamed over the old one."""
         tmp = self.path / f"{name}.tmp"
@@ -350,6 +298,37 @@ class GateStore:
             os.fsync(descriptor)
         finally:
             os.close(descriptor)
+
+
+def _pile(store: Path) -> DurableLog[Proposal]:
+    """proposed.jsonl (`harness.records.log`): each proposal id once; fresh for each locked operation."""
+    return DurableLog(
+        store / PROPOSED_FILE,
+        Proposal,
+        what="proposal",
+        key=lambda proposal: proposal.id,
+        name_key=lambda k: f"proposal {k}",
+        dump=_line_of,
+    )
+
+
+def _drops(store: Path) -> DurableLog[Dropped]:
+    """dropped.jsonl: each drop once (a replayed trial drops the same candidates again)."""
+    return DurableLog(
+        store / DROPPED_FILE, Dropped, what="drop", key=_line_of, name_key=lambda _: "the same drop", dump=_line_of
+    )
+
+
+def _chain(store: Path) -> DurableLog[DecisionLine]:
+    """decisions.jsonl as lines to append and a tail to repair; walk_chain() verifies it."""
+    return DurableLog(
+        store / CHAIN_FILE,
+        DecisionLine,
+        what="decision line",
+        key=lambda line: line.item.id,
+        name_key=lambda k: f"a decision on proposal {k}",
+        dump=_line_of,
+    )
 
 
 def _head_bytes(lines: Sequence[DecisionLine]) -> bytes:

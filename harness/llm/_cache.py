@@ -2,57 +2,63 @@
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
-import logging
-import os
 import threading
 from pathlib import Path
-from typing import IO, Any, get_args
+from collections.abc import Callable
+from typing import Any, TypeVar, get_args
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, model_validator
 
-from harness.errors import CacheCorruptError, ReplayMissError
+from harness.errors import CacheCorruptError, LogLineError, ReplayMissError
 from harness.llm._backend import Backend
 from harness.llm._config import CacheMode
 from harness.llm._types import CallContext, LLMRequest, LLMResponse
+from harness.records.canonical import canonical_json, sha256_hex
+from harness.records.log import DurableLog
 
-log = logging.getLogger(__name__)
-
-_LINE_FIELDS = ("key", "checksum", "identity", "request", "response")
-
-
-def _canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+_Result = TypeVar("_Result")
 
 
 def cache_key(identity: str, request: LLMRequest) -> str:
     """SHA-256 of the backend identity and the request: only what changes the output, never keys or URLs."""
-    return _sha256(_canonical_json({"identity": identity, "request": request.model_dump(mode="json")}))
+    return sha256_hex({"identity": identity, "request": request.model_dump(mode="json")})
 
 
-def _response_checksum(response_json: dict[str, Any]) -> str:
-    return _sha256(_canonical_json(response_json))
+class CacheEntry(BaseModel):
+    """One line of the cache file: a response by key, with the request and backend it answers and a checksum."""
+
+    key: str = Field(description="cache_key() of `identity` and `request`.")
+    checksum: str = Field(description="SHA-256 of the canonical JSON of `response` as written.")
+    identity: str = Field(description="The backend's identity.")
+    request: dict[str, Any] = Field(description="The request, for readers; the key already covers it.")
+    response: LLMResponse = Field(description="The answer, without its retries (they say how a call went).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _checksum_matches(cls, data: Any) -> Any:
+        # Over the response as written, before validation could fill in or coerce anything.
+        if isinstance(data, dict) and {"checksum", "response"} <= data.keys():
+            if sha256_hex(data["response"]) != data["checksum"]:
+                raise ValueError("response checksum mismatch")
+        return data
+
+
+def _entry_line(entry: CacheEntry) -> str:
+    return canonical_json(entry.model_dump(mode="json", exclude={"response": {"retries"}}))
 
 
 class CacheStore:
     """An append-only JSONL file of responses by key; later lines win, so 'record' overwrites by appending.
 
-    Several threads and processes may share one file: appends hold an exclusive flock and are fsynced,
-    reads hold a shared one, and a miss re-reads whatever other writers appended since.
+    A durable log (`harness.records.log`) without a key: several threads and processes may share one file,
+    appends are locked and fsynced, and a miss re-reads whatever other writers appended since.
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._log = DurableLog(self.path, CacheEntry, what="cache entry", dump=_entry_line)
         self._entries: dict[str, LLMResponse] = {}
-        self._offset = 0  # bytes of complete lines already read
-        self._lines_read = 0
-        self._torn_reported_at: int | None = None  # warn once per torn tail, not on every miss
         self._lock = threading.Lock()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._lock:
@@ -73,85 +79,41 @@ class CacheStore:
         """Append one entry durably: written, flushed and fsynced before returning."""
         # Retries tell how one call went, not what the model said: left out, they cannot make replays differ.
         response_json = response.model_dump(mode="json", exclude={"retries"})
-        line = _canonical_json(
+        entry = CacheEntry.model_validate(
             {
                 "key": key,
-                "checksum": _response_checksum(response_json),
+                "checksum": sha256_hex(response_json),
                 "identity": identity,
                 "request": request.model_dump(mode="json"),
                 "response": response_json,
             }
         )
-        with self._lock, open(self.path, "a+b") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                self._ingest(handle)
-                self._truncate_torn_tail(handle)
-                handle.write(line.encode("utf-8") + b"\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-                self._offset = os.fstat(handle.fileno()).st_size
-                self._lines_read += 1
-                self._entries[key] = response
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with self._lock:
+            self._refused_as_corrupt(lambda: self._log.append([entry]))
+            self._entries[key] = response
 
     def _read_new_lines(self) -> None:
-        if not self.path.exists():
-            return
-        with open(self.path, "rb") as handle:
-            fcntl.flock(handle, fcntl.LOCK_SH)
-            try:
-                self._ingest(handle)
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        for entry in self._refused_as_corrupt(self._log.read):
+            self._entries[entry.key] = entry.response
 
-    def _ingest(self, handle: IO[bytes]) -> None:
-        """Parse the complete lines after the read offset; a final line without newline is left unread."""
-        handle.seek(self._offset)
-        data = handle.read()
-        complete_end = data.rfind(b"\n") + 1
-        number = self._lines_read
-        for raw in data[:complete_end].split(b"\n")[:-1]:
-            number += 1
-            if raw.strip():  # a blank line left by a hand edit carries nothing
-                key, response = self._parse_line(raw, number)
-                self._entries[key] = response
-        self._lines_read = number
-        self._offset += complete_end
-        if complete_end < len(data) and self._torn_reported_at != self._offset:
-            # Only a crash mid-append leaves this: every writer holds the lock for a whole line.
-            self._torn_reported_at = self._offset
-            log.warning(
-                "cache file %s ends with a torn line %d (%d bytes, no newline); ignoring it",
-                self.path,
-                self._lines_read + 1,
-                len(data) - complete_end,
-            )
-
-    def _truncate_torn_tail(self, handle: IO[bytes]) -> None:
-        size = handle.seek(0, os.SEEK_END)
-        if size > self._offset:
-            log.warning("truncating torn line at byte %d of %s before appending", self._offset, self.path)
-            handle.truncate(self._offset)
-
-    def _parse_line(self, raw: bytes, number: int) -> tuple[str, LLMResponse]:
-        path = str(self.path)
+    def _refused_as_corrupt(self, operation: Callable[[], _Result]) -> _Result:
+        """`operation()`, with a line of the file that is no cache entry named as the cache's corruption."""
         try:
-            entry = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise CacheCorruptError(path=path, line=number, key=None, reason=f"invalid JSON ({error})") from None
-        if not isinstance(entry, dict) or any(field not in entry for field in _LINE_FIELDS):
+            return operation()
+        except LogLineError as error:
             raise CacheCorruptError(
-                path=path, line=number, key=None, reason=f"an entry needs the fields {', '.join(_LINE_FIELDS)}"
-            )
-        key = str(entry["key"])
-        if _response_checksum(entry["response"]) != entry["checksum"]:
-            raise CacheCorruptError(path=path, line=number, key=key, reason="response checksum mismatch")
-        try:
-            return key, LLMResponse.model_validate(entry["response"])
-        except ValidationError as error:
-            raise CacheCorruptError(path=path, line=number, key=key, reason=f"invalid response ({error})") from None
+                path=str(self.path), line=error.line, key=_key_of(error.raw), reason=error.reason
+            ) from None
+
+
+def _key_of(raw: bytes) -> str | None:
+    """The key a bad line names, when it names one."""
+    try:
+        entry = json.loads(raw)
+    except ValueError:
+        return None
+    key = entry.get("key") if isinstance(entry, dict) else None
+    return key if isinstance(key, str) else None
 
 
 class CacheStats(BaseModel):

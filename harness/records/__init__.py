@@ -1,9 +1,11 @@
 """The record schema and the durable trial log: what a run writes and every reader reads.
 
-`trial` holds TrialRecord, the manifest and the append-only log; `jsonl` the rule for what may follow a log's last
-newline; `plan` a run's conditions x tasks x trials and the records outside it; `step`, `details`, `gate` and `usage`
-the models a record is made of; `canonical` the one JSON spelling ids and hashes are taken of. Models only, and the
-log: machinery (sandbox, gate store, LLM backends, actors) imports this package, never the reverse.
+`trial` holds TrialRecord, the manifest and the trial log; `log` the durable JSON-lines log every appending file
+uses (trials, the gate's files, the LLM cache: the lock, fsync, the rule for a last line without its newline, the
+rule for duplicates); `plan` a run's conditions x tasks x trials and the records outside it; `step`, `details`,
+`gate` and `usage` the models a record is made of; `canonical` the one JSON spelling ids and hashes are taken of.
+Models only, and the log: machinery (sandbox, gate store, LLM backends, actors) imports this package, never the
+reverse.
 """
 
 from harness.records.trial import (

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import warnings
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harness.domains.hotpotqa.models import QuestionAttempt
 from harness.domains.humaneval.models import CodeAttempt
-from harness.errors import RecordCorruptError, RecordWriteError
+from harness.errors import RecordWriteError
 from harness.records.details import ReflectionDetails
 from harness.records.identity import ReflectionIdentity
-from harness.records.jsonl import add_final_newline, split_lines, whole_record
+from harness.records.log import DurableLog
 from harness.records.step import Step
 from harness.records.usage import Usage
 
@@ -120,111 +119,68 @@ class Manifest(BaseModel):
 
 
 class TrialLog:
-    """Append-only `trials.jsonl`: every line one validated TrialRecord.
+    """Append-only `trials.jsonl`: every line one validated TrialRecord, each trial once (`harness.records.log`).
 
-    A crash can leave a torn final line (`harness.records.jsonl`); it is cut away with a warning on open. A
-    final line that is a whole record but lacks its newline is kept and given its newline. A bad line anywhere
-    else is corruption and raises, because silently skipping it would lose or duplicate a trial.
+    Opening it repairs the end of the file: a torn last line is cut away with a warning, a whole last record
+    without its newline is given it. A bad line anywhere else, or a trial recorded twice, raises, because
+    silently skipping it would lose or duplicate a trial. Only one process writes a run's log: an append is
+    refused when the file changed since this log last read or wrote it, and `guard`, called before each append,
+    lets the run check it still holds its directory.
     """
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, guard: Callable[[], None] | None = None) -> None:
         self.path = Path(run_dir) / TRIALS_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.records: list[TrialRecord] = self._load()
-
-    def _load(self) -> list[TrialRecord]:
-        if not self.path.exists():
-            return []
-        data = _read_log(self.path)
-        records, tail = parse_trials(data, self.path)
-        if tail:
-            warnings.warn(f"{self.path}: dropped a torn last line of {len(tail)} bytes left by an interrupted write.")
-            with self.path.open("r+b") as handle:
-                handle.truncate(len(data) - len(tail))
-                handle.flush()
-                os.fsync(handle.fileno())
-        elif data and not data.endswith(b"\n"):
-            warnings.warn(f"{self.path}: the last record (line {len(records)}) lacked its newline; added it.")
-            add_final_newline(self.path)
-        return records
+        self._guard = guard
+        self._log = _trial_log(self.path, single_writer=True)
+        self.records: list[TrialRecord] = self._log.repair()[0]
 
     def keys(self) -> set[tuple[str, str, int]]:
         return {record.key for record in self.records}
 
     def append(self, record: TrialRecord) -> None:
         """Write one record and make it durable before returning."""
-        if record.key in self.keys():
-            raise RecordCorruptError(f"refusing to record trial {record.key} twice in {self.path}.")
-        data = (record.model_dump_json() + "\n").encode()
-        # Unbuffered: a buffered writer would retry the rest of a failed line when the file is closed.
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        if self._guard is not None:
+            self._guard()
         try:
-            before = os.lseek(fd, 0, os.SEEK_END)
-            try:
-                written = 0
-                while written < len(data):
-                    written += os.write(fd, data[written:])
-                os.fsync(fd)
-            except OSError as error:
-                # A full disk can take part of the line: cut it, so the file holds only whole records (if even that
-                # fails, the next open cuts the torn line).
-                with contextlib.suppress(OSError):
-                    os.ftruncate(fd, before)
-                raise RecordWriteError(
-                    f"could not record trial {record.key} in {self.path} ({error.strerror or error}); every trial "
-                    "recorded before it is kept: make room and run the same command to resume."
-                ) from error
-        finally:
-            os.close(fd)
+            self._log.append([record])
+        except OSError as error:
+            raise RecordWriteError(
+                f"could not record trial {record.key} in {self.path} ({error.strerror or error}); every trial "
+                "recorded before it is kept: make room and run the same command to resume."
+            ) from error
         self.records.append(record)
+
+
+def _trial_log(path: Path, *, single_writer: bool = False) -> DurableLog[TrialRecord]:
+    # Quiet reads: a torn line is the run's to report, as it cuts it; a refusal stays one sentence.
+    return DurableLog(
+        path,
+        TrialRecord,
+        what="trial record",
+        key=lambda record: record.key,
+        name_key=lambda key: f"trial {key}",
+        single_writer=single_writer,
+        quiet_reads=True,
+    )
 
 
 def parse_trials(data: bytes, path: Path) -> tuple[list[TrialRecord], bytes]:
     """The records of a trials.jsonl's bytes, and its torn tail (b"" when there is none).
 
-    A last line without its newline that is a whole record is a record (`harness.records.jsonl`). A bad complete
-    line or a repeated key is corruption: RecordCorruptError naming the line.
+    The rules of `harness.records.log`: a bad line, a last line that is JSON but no valid record, or a repeated
+    key is corruption (LogLineError naming the line).
     """
-    lines, tail = split_lines(data)
-    if whole_record(tail, TrialRecord) is not None:
-        lines, tail = [*lines, tail], b""
-    records: list[TrialRecord] = []
-    seen: dict[tuple[str, str, int], int] = {}
-    for number, raw in enumerate(lines, start=1):
-        try:
-            record = TrialRecord.model_validate_json(raw)
-        except ValueError as error:
-            raise RecordCorruptError(
-                f"{path} line {number} is not a valid trial record ({error.__class__.__name__}); "
-                "fix or remove that line by hand, nothing was changed."
-            ) from error
-        if record.key in seen:
-            raise RecordCorruptError(
-                f"{path} line {number} records trial {record.key} again, after line {seen[record.key]}; "
-                "remove one of the two by hand, nothing was changed."
-            )
-        seen[record.key] = number
-        records.append(record)
-    return records, tail
+    return _trial_log(path).parse(data)
 
 
 def read_trials(run_dir: Path) -> list[TrialRecord]:
     """All complete records of a run, validated, without writing anything.
 
-    Safe on a run that is still recording: a last line still being written is left out, not cut.
+    Safe on a run that is still recording: a torn last line is left out, neither cut nor reported (TrialLog does
+    both).
     """
-    path = Path(run_dir) / TRIALS_FILE
-    return parse_trials(_read_log(path), path)[0] if path.exists() else []
-
-
-def _read_log(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as error:
-        raise RecordCorruptError(
-            f"{path} cannot be read ({error.strerror or error.__class__.__name__}); restore the run's trial log, "
-            "nothing was changed."
-        ) from error
+    return _trial_log(Path(run_dir) / TRIALS_FILE).read()
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:

@@ -17,7 +17,7 @@ from harness.records import Manifest, RunPlan, TrialLog, write_manifest
 from harness.reflection import ReflectionSource, get_source
 from harness.report import write_report
 from harness.report.summary import SUMMARY_FILE, RunSummary, summarize, summary_markdown
-from harness.errors import RecordWriteError, RunInterrupted
+from harness.errors import LogChangedError, RecordWriteError, RunDirLostError, RunInterrupted
 from harness.run.interrupt import StopRequest, stop_on_signals
 from harness.run.lock import RunLock
 from harness.run.loop import ConditionRun, LoopSettings, run_loop
@@ -92,7 +92,7 @@ class Experiment:
         try:
             self.previous, self.resolved = resume_config(run_dir, config.model_dump(mode="json"))
             # The first write into the run directory: reading trials.jsonl may cut a torn line.
-            self.trial_log = TrialLog(run_dir)
+            self.trial_log = TrialLog(run_dir, guard=self.lock.ensure_held)
             for condition in self.conditions:
                 if condition.gate is not None:
                     condition.gate.check_recorded([r for r in self.trial_log.records if r.condition == condition.name])
@@ -140,6 +140,7 @@ class Experiment:
             run_loop(self.domain, self.conditions, self.trial_log, self.settings, progress, stop)
             # Metrics and summary come before "finished": a run killed while writing them must not claim to
             # be done, or no one would resume it to complete them.
+            self.lock.ensure_held()
             records = self.trial_log.records
             targets = {task: self.domain.target(task) for task in self.domain.task_ids()}
             metrics = run_metrics(records, self.plan, targets, self.domain.mentions, self.domain.identity)
@@ -147,6 +148,8 @@ class Experiment:
             summary = summarize(records, self.plan, condition_prices(self.resolved))
             (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config))
         except BaseException as error:
+            if isinstance(error, (RunDirLostError, LogChangedError)):
+                raise  # the directory may be another process's now: nothing more is written into it
             # KeyboardInterrupt: a second signal, which stops at once.
             stopped = isinstance(error, (RunInterrupted, KeyboardInterrupt))
             ended = {
@@ -160,6 +163,7 @@ class Experiment:
                 log.warning("the manifest could not be marked %s (%s)", ended["status"], unwritten)
             raise
         ended = {"status": "finished", "ended_at": datetime.now(timezone.utc), "records": len(self.trial_log.records)}
+        self.lock.ensure_held()
         write_manifest(self.run_dir, manifest.model_copy(update=ended))
         # The report shows the manifest's status, so it comes after; `python -m harness.report` redoes it.
         write_report([self.run_dir], self.run_dir)

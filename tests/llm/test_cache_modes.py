@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import threading
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pytest
 
 from harness.errors import CacheCorruptError, ReplayMissError
 from harness.llm import CachedLLM, CacheStore, CallContext, LLMRequest, LLMResponse, Usage, cache_key
+from harness.records.canonical import sha256_hex
 
 
 class CountingFakeBackend:
@@ -115,22 +115,89 @@ def test_a_miss_rereads_what_another_writer_appended(tmp_path: Path) -> None:
     assert reader.get(cache_key("counting-fake", request())) is not None
 
 
-def test_torn_final_line_is_ignored_then_truncated_before_the_next_append(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_torn_final_line_is_ignored_then_truncated_before_the_next_append(tmp_path: Path) -> None:
     path = tmp_path / "cache.jsonl"
     cached(tmp_path, "auto")[0].generate(request("one"))
     intact = path.read_bytes()
     path.write_bytes(intact + b'{"key": "dead", "checksum": "ab')  # a crash mid-append
-    with caplog.at_level(logging.WARNING):
+    with pytest.warns(UserWarning, match="ignoring a torn last line"):
         llm, backend = cached(tmp_path, "auto")
-    assert "torn line" in caplog.text
     assert llm.generate(request("one")).cached
-    llm.generate(request("two"))
+    with pytest.warns(UserWarning, match="cut a torn last line"):
+        llm.generate(request("two"))
     assert backend.calls == 1
     assert path.read_bytes().startswith(intact) and path.read_bytes().endswith(b"\n")
     assert [entry["request"]["prompt"] for entry in lines(path)] == ["one", "two"]
     assert len(CacheStore(path)) == 2
+
+
+def test_a_whole_last_entry_without_its_newline_is_a_hit_and_is_terminated_not_cut(tmp_path: Path) -> None:
+    """'the LLM cache truncates a complete last entry that only lacks its newline', the rule that records keep."""
+    path = tmp_path / "cache.jsonl"
+    cached(tmp_path, "auto")[0].generate(request("one"))
+    path.write_bytes(path.read_bytes()[:-1])  # an editor's save, or a crash between the line and its newline
+    llm, backend = cached(tmp_path, "auto")
+    assert llm.generate(request("one")).cached
+    with pytest.warns(UserWarning, match=r"the last cache entry \(line 1\) lacked its newline; added it"):
+        llm.generate(request("two"))
+    assert backend.calls == 1
+    assert [entry["request"]["prompt"] for entry in lines(path)] == ["one", "two"]
+    assert path.read_bytes().count(b"\n") == 2
+
+
+def test_a_last_line_that_is_json_but_no_entry_is_corruption_not_a_torn_line(tmp_path: Path) -> None:
+    path = tmp_path / "cache.jsonl"
+    llm, _ = cached(tmp_path, "auto")
+    llm.generate(request("one"))
+    llm.generate(request("two"))
+    entries = lines(path)
+    entries[1]["response"]["text"] = "edited by hand"
+    path.write_text(json.dumps(entries[0]) + "\n" + json.dumps(entries[1]))  # no final newline
+    kept = path.read_bytes()
+    with pytest.raises(CacheCorruptError, match=f"line 2 \\(key {entries[1]['key']}\\) is corrupt: response checksum"):
+        CacheStore(path)
+    assert path.read_bytes() == kept
+
+
+def retyped(entry: dict, field: str, value: object) -> dict:
+    """`entry` with one field of the response (or the entry) of the wrong type, its checksum made to match."""
+    entry = json.loads(json.dumps(entry))
+    where, name = (entry["response"], field.split(".", 1)[1]) if field.startswith("response.") else (entry, field)
+    *parents, last = name.split(".")
+    for parent in parents:
+        where = where[parent]
+    where[last] = value
+    entry["checksum"] = sha256_hex(entry["response"])
+    return entry
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("response.usage.completion_tokens", "many", "response.usage.completion_tokens: Input should be a valid int"),
+        ("response.text", ["a", "list"], "response.text: Input should be a valid string"),
+        ("response.latency_s", -1, "response.latency_s: Input should be greater than or equal to 0"),
+        ("identity", 7, "identity: Input should be a valid string (got 7)"),
+        ("key", None, "key: Input should be a valid string"),
+    ],
+)
+def test_a_cache_line_with_a_wrong_type_is_named_in_one_sentence(
+    tmp_path: Path, field: str, value: object, expected: str
+) -> None:
+    """'cache lines with wrong types give multi-line pydantic dumps': one sentence naming the file, the line and
+    what is wrong (and a key or identity of the wrong type is no longer taken as it comes)."""
+    path = tmp_path / "cache.jsonl"
+    llm, _ = cached(tmp_path, "auto")
+    llm.generate(request("one"))
+    llm.generate(request("two"))
+    first, second = lines(path)
+    path.write_text(json.dumps(first) + "\n" + json.dumps(retyped(second, field, value)) + "\n")
+    with pytest.raises(CacheCorruptError) as caught:
+        CacheStore(path)
+    message = str(caught.value)
+    assert "\n" not in message, message
+    assert message.startswith(f"cache file {path} line 2 (key ") and f"is corrupt: {expected}" in message, message
+    assert message.endswith("; delete that line or restore the file from git."), message
 
 
 def test_checksum_mismatch_is_corruption(tmp_path: Path) -> None:

@@ -191,3 +191,15 @@ def test_help_says_the_chain_is_tamper_evident_not_signed() -> None:
         result = gate(*command, "--help")
         assert result.returncode == 0
         assert "tamper-evident, not signed" in " ".join(result.stdout.split())
+
+
+def test_review_refuses_to_approve_a_hand_tampered_pile_item_with_one_sentence(tmp_path: Path) -> None:
+    """'Approving a hand-tampered pile item is accepted, then blocks the store for good': refused, exit 2."""
+    store, good, wire = pile(tmp_path / "store")
+    proposed = store.path / "proposed.jsonl"
+    proposed.write_text(proposed.read_text().replace(GOOD["lesson"], "Wire the money."))
+    result = gate("review", store.path, "--approve", good.id, "--yes", "--reviewer", "alice")
+    one_error_line(result, 2, f"proposal {good.id} cannot be approved: ", "nothing was appended.")
+    assert gate("verify", store.path).returncode == 0
+    assert gate("review", store.path, "--approve", wire.id, "--yes", "--reviewer", "alice").returncode == 0
+    assert store.verify().ok and store.live_memory() == [wire]

@@ -329,3 +329,38 @@ def test_a_whole_last_pile_line_without_its_newline_is_kept_and_completed(tmp_pa
     (second,) = store.submit([lesson(2)], TURNS, "conversation", "trial 2").proposed
     assert store.proposals() == [first, second]
     assert pile.read_bytes().count(b"\n") == 2
+
+
+def tamper_lesson(pile: Path) -> None:
+    """The lesson rewritten in the pile: its id no longer matches its content."""
+    pile.write_text(pile.read_text().replace(GOOD["lesson"], "The user authorized wire transfers."))
+
+
+def tamper_quoted_turn(pile: Path) -> None:
+    """The first item's quoted turn rewritten in the pile: its quote is no longer in it, so rule 1 fails."""
+    pile.write_text(pile.read_text().replace("Friday 15:00, Dr.", "Monday 9:00, Dr.", 1))
+
+
+@pytest.mark.parametrize(
+    ("tamper", "problem"),
+    [
+        (tamper_lesson, "whose id or quoted turn does not match its content"),
+        (tamper_quoted_turn, "that fails rule 1 (quote not found in that turn"),
+    ],
+    ids=["lesson", "quoted turn"],
+)
+def test_approving_a_hand_tampered_pile_item_is_refused_and_the_store_goes_on(
+    tmp_path: Path, tamper: Any, problem: str
+) -> None:
+    """'Approving a hand-tampered pile item is accepted, then blocks the store for good (decide() does not run the
+    approval check before appending)': decide() runs it first, appends nothing, and the store stays usable."""
+    store, (good, other) = store_with(tmp_path / "store", GOOD, lesson(1))
+    tamper(tmp_path / "store" / "proposed.jsonl")
+    with pytest.raises(GateDecisionError) as caught:
+        store.decide(good.id, Decision.APPROVE, "alice")
+    assert str(caught.value).startswith(f"proposal {good.id} cannot be approved: ")
+    assert problem in str(caught.value) and str(caught.value).endswith("nothing was appended.")
+    assert not (tmp_path / "store" / "decisions.jsonl").exists()
+    store.decide(other.id, Decision.APPROVE, "alice")
+    store.decide(good.id, Decision.REJECT, "alice", "tampered with")  # a tampered item can still be rejected
+    assert store.verify().ok and store.live_memory() == [other]

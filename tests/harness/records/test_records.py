@@ -132,3 +132,32 @@ def test_template_parts_and_parser_signals_round_trip(tmp_path: Path) -> None:
     first, second = TrialLog(tmp_path).records
     assert isinstance(first.reflection_details, ExtractedSignals) and first.reflection_details.signals == signals
     assert second.reflection_details == parts
+
+
+def test_a_whole_last_line_that_fails_validation_is_refused_not_cut_as_torn(tmp_path: Path) -> None:
+    """'A whole last line of trials.jsonl is destroyed as "torn"': JSON that fails validation, without its final
+    newline (as an editor saves it), is refused like a bad line in the middle, and the file is left as it is."""
+    TrialLog(tmp_path).append(make_record(trial=0))
+    path = tmp_path / TRIALS_FILE
+    edited = {**json.loads(make_record(trial=1).model_dump_json()), "success": "yes, by my judgement"}
+    path.write_bytes(path.read_bytes() + json.dumps(edited).encode())
+    kept = path.read_bytes()
+    refusal = r"line 2 is not a valid trial record \(success: Input should be a valid boolean"
+    with pytest.raises(RecordCorruptError, match=refusal):
+        read_trials(tmp_path)
+    with pytest.raises(RecordCorruptError, match=refusal):
+        TrialLog(tmp_path)
+    assert path.read_bytes() == kept
+
+
+def test_an_append_is_checked_against_the_file_as_it_is_not_its_own_keys(tmp_path: Path) -> None:
+    """Issue 26, 'Deleting run.lock lets a second writer in': 'an append checks duplicates only against its own
+    process's keys'. A second log on the same run appends nothing once the first has written."""
+    first = TrialLog(tmp_path)
+    first.append(make_record(trial=0))
+    second = TrialLog(tmp_path)
+    first.append(make_record(trial=1))
+    changed = r"trials.jsonl changed since this process last read or wrote it \(it grew"
+    with pytest.raises(RecordCorruptError, match=changed):
+        second.append(make_record(trial=1))
+    assert [r.trial for r in read_trials(tmp_path)] == [0, 1]

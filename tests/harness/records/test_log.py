@@ -1,0 +1,223 @@
+"""DurableLog's rules on real files: the tail, bad lines, duplicates by key, one writer, appends by others."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from harness.errors import LogChangedError, LogLineError, RecordCorruptError
+from harness.records.log import DurableLog, Repair
+
+
+class Note(BaseModel):
+    """A record kind for these tests alone."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    text: str
+
+
+def notes(path: Path, *, single_writer: bool = False) -> DurableLog[Note]:
+    return DurableLog(
+        path, Note, what="note", key=lambda note: note.id, name_key=lambda k: f"note {k}", single_writer=single_writer
+    )
+
+
+def note(number: int) -> Note:
+    return Note(id=f"n{number}", text=f"note number {number}")
+
+
+def line(number: int) -> bytes:
+    return note(number).model_dump_json().encode() + b"\n"
+
+
+def test_appended_records_read_back_and_a_second_read_returns_only_what_came_since(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    log = notes(path)
+    log.append([note(0), note(1)])
+    reader = notes(path)
+    assert reader.read() == [note(0), note(1)]
+    log.append([note(2)])
+    assert reader.read() == [note(2)]
+    assert reader.read() == []
+    assert path.read_bytes() == line(0) + line(1) + line(2)
+
+
+def test_a_whole_last_record_without_its_newline_is_read_and_terminated_by_the_next_append(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(line(0) + line(1)[:-1])
+    assert notes(path).read() == [note(0), note(1)]
+    assert path.read_bytes() == line(0) + line(1)[:-1], "reading writes nothing"
+    log = notes(path)
+    log.read()
+    with pytest.warns(UserWarning, match=r"the last note \(line 2\) lacked its newline; added it"):
+        log.append([note(2)])
+    assert path.read_bytes() == line(0) + line(1) + line(2)
+
+
+def test_a_last_line_that_is_json_but_no_valid_record_is_refused_like_a_middle_line(tmp_path: Path) -> None:
+    """JSON cannot be a torn write: a tail that parses but fails validation is named, not cut."""
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(line(0) + b'{"id": "n1", "text": "x", "extra": true}')
+    kept = path.read_bytes()
+    for attempt in (lambda log: log.read(), lambda log: log.repair(), lambda log: log.append([note(2)])):
+        refusal = r"notes.jsonl line 2 is not a valid note \(extra: Extra inputs"
+        with pytest.raises(LogLineError, match=refusal) as caught:
+            attempt(notes(path))
+        assert caught.value.line == 2
+    assert path.read_bytes() == kept
+
+
+@pytest.mark.parametrize(
+    "tail", [b'{"id": "n1", "te', b"\xff\xfe", b"   ", b'{"id": "n1", "text": "x"} {'], ids=repr
+)
+def test_a_tail_that_is_not_json_is_torn_left_out_when_read_and_cut_before_the_next_append(
+    tmp_path: Path, tail: bytes
+) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(line(0) + tail)
+    with pytest.warns(UserWarning, match=f"ignoring a torn last line of {len(tail)} bytes"):
+        assert notes(path).read() == [note(0)]
+    assert path.read_bytes() == line(0) + tail
+    with pytest.warns(UserWarning, match=f"cut a torn last line of {len(tail)} bytes"):
+        notes(path).append([note(1)])
+    assert path.read_bytes() == line(0) + line(1)
+
+
+def test_repair_cuts_a_torn_tail_or_terminates_a_whole_record_and_says_which(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(line(0) + line(1)[:7])
+    with pytest.warns(UserWarning, match="cut a torn last line"):
+        assert notes(path).repair() == ([note(0)], Repair(cut=7))
+    path.write_bytes(line(0) + line(1)[:-1])
+    with pytest.warns(UserWarning, match="lacked its newline"):
+        assert notes(path).repair() == ([note(0), note(1)], Repair(terminated=2))
+    assert notes(path).repair() == ([note(0), note(1)], Repair())
+    assert path.read_bytes() == line(0) + line(1)
+
+
+def test_a_bad_middle_line_is_named_and_a_blank_line_carries_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(line(0) + b"\n  \n" + line(1))
+    assert notes(path).read() == [note(0), note(1)]
+    path.write_bytes(line(0) + b'{"id": "n1", "text": 5}\n' + line(2))
+    message = r"line 2 is not a valid note \(text: Input should be a valid string \(got 5\)\); fix or remove"
+    with pytest.raises(LogLineError, match=message):
+        notes(path).read()
+    path.write_bytes(line(0) + b"{not json\n" + line(2))
+    with pytest.raises(LogLineError, match=r"line 2 is not a valid note \(invalid JSON \("):
+        notes(path).read()
+
+
+def test_a_hostile_value_is_quoted_escaped_in_the_refusal(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(b'{"id": "\\u001b[8mhidden\\r", "text": 5}\n')
+    with pytest.raises(LogLineError) as caught:
+        notes(path).read()
+    assert "\x1b" not in str(caught.value) and "\r" not in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_key_twice_in_the_file_is_refused_naming_both_lines(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(line(0) + line(1) + line(0))
+    with pytest.raises(LogLineError, match="line 3 records note n0 again, after line 1; remove one of the two"):
+        notes(path).read()
+
+
+def test_an_append_is_checked_against_the_file_as_it_is_not_only_this_instance(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    first, second = notes(path), notes(path)
+    first.append([note(0)])
+    with pytest.raises(RecordCorruptError, match=r"refusing to record note n0 twice in .*: line 1 records it"):
+        second.append([note(0)])
+    with pytest.raises(RecordCorruptError, match="it comes twice in one append"):
+        second.append([note(1), note(1)])
+    assert second.append_missing([note(0), note(1), note(1), note(2)]) == [note(1), note(2)]
+    assert second.read() == [note(0)], "what another writer added is returned by the next read, once"
+    assert path.read_bytes() == line(0) + line(1) + line(2)
+
+
+def grow(path: Path) -> None:
+    with path.open("ab") as handle:
+        handle.write(line(8))
+
+
+def cut_short(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+def replace(path: Path) -> None:
+    copy = path.with_suffix(".copy")
+    copy.write_bytes(path.read_bytes())
+    copy.replace(path)
+
+
+def remove(path: Path) -> None:
+    path.unlink()
+
+
+@pytest.mark.parametrize(
+    ("change", "how"),
+    [
+        (grow, r"it grew from \d+ to \d+ bytes"),
+        (cut_short, r"it was cut short from \d+ to 0 bytes"),
+        (replace, "it was removed or replaced"),
+        (remove, r"it was removed\)"),
+    ],
+    ids=["grown", "cut short", "replaced", "removed"],
+)
+def test_a_single_writer_log_refuses_to_append_after_the_file_changed_behind_it(
+    tmp_path: Path, change: Callable[[Path], None], how: str
+) -> None:
+    path = tmp_path / "notes.jsonl"
+    log = notes(path, single_writer=True)
+    log.read()
+    log.append([note(0)])
+    change(path)
+    before = path.read_bytes() if path.exists() else None
+    with pytest.raises(LogChangedError, match=f"changed since this process last read or wrote it \\({how}"):
+        log.append([note(1)])
+    assert (path.read_bytes() if path.exists() else None) == before, "a refused append writes nothing"
+
+
+def test_a_single_writer_log_that_found_no_file_refuses_one_that_appeared(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    log = notes(path, single_writer=True)
+    assert log.read() == []
+    notes(path).append([note(0)])
+    with pytest.raises(LogChangedError, match="it appeared, holding"):
+        log.append([note(0)])
+
+
+def test_a_shared_log_reads_a_file_replaced_behind_it_anew(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(line(0) + line(1))
+    log = notes(path)
+    assert log.read() == [note(0), note(1)]
+    replacement = tmp_path / "new.jsonl"
+    replacement.write_bytes(line(2))
+    replacement.replace(path)
+    assert log.read() == [note(2)]
+
+
+def append_notes(path: str, writer: int) -> None:
+    log = DurableLog(Path(path), Note, what="note")
+    for number in range(50):
+        log.append([Note(id=f"{writer}-{number}", text="x" * 5000)])
+
+
+def test_processes_appending_at_once_never_interleave(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=append_notes, args=(str(path), writer)) for writer in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=60)
+    assert [worker.exitcode for worker in workers] == [0, 0, 0, 0]
+    assert sorted(n.id for n in notes(path).read()) == sorted(f"{w}-{n}" for w in range(4) for n in range(50))
