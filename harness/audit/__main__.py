@@ -15,6 +15,7 @@ from pathlib import Path
 from harness.audit.alfworld_mention import DEFAULT_ENV_TO_GAME
 from harness.audit.audit_html import write_audit_html
 from harness.audit.audit_report import DEFAULT_OUT, run_audit, write_audit
+from harness.audit.paper import paper_lines
 from harness.audit.sources import DEFAULT_ROOT, get_source, load_source
 from harness.audit.task_inspection import find_task, inspect_task, render_inspection
 from harness.errors import HarnessError
@@ -55,6 +56,7 @@ def _run(args: argparse.Namespace) -> None:
         f"wrote {json_path} and {md_path}{html}: {len(report.sources)} sources, {len(report.skipped)} skipped, "
         f"in {time.perf_counter() - start:.1f} s"
     )
+    print(paper_lines(report.paper))
     if report.semantic is not None:
         e = report.semantic.embedding
         print(f"semantic RRR: {e.distinct} distinct reflections, {e.embedded} embedded in {e.embed_seconds:.1f} s")

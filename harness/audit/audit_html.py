@@ -13,6 +13,7 @@ from harness.audit.audit_markdown import audit_document
 from harness.audit.audit_report import AuditReport
 from harness.audit.published import PublishedTask
 from harness.audit.sources import discover_sources, load_source
+from harness.domains.alfworld.identity import reflection_identity
 from harness.metrics.core import (
     EarlierMatch,
     is_frozen,
@@ -44,9 +45,10 @@ def _solved_note(task: PublishedTask) -> str:
 Matches = dict[tuple[str, ...], list[EarlierMatch | None]]
 
 
-def task_group(task: PublishedTask, target: str | None, known: Matches) -> Group:
+def task_group(task: PublishedTask, target: str | None, known: Matches, game: str | None = None) -> Group:
     """One published task: its reflections in the order written, numbered from 1. `known` holds the matches of
-    memories already measured (several runs are published twice) and gains this one."""
+    memories already measured (several runs are published twice) and gains this one; `game`, an ALFWorld
+    environment's mapped game, labels each reflection's task identity against it."""
     memory = tuple(task.reflections)
     if memory not in known:
         known[memory] = most_similar_earlier(memory)
@@ -63,7 +65,10 @@ def task_group(task: PublishedTask, target: str | None, known: Matches) -> Group
                 normalized=mentions_object(text, target, "normalized"),
                 spans=object_mention_spans(text, target),
             )
-        entries.append(Entry(label=f"reflection {k + 1}", reflection=text, nearest=nearest, mention=mention))
+        identity = reflection_identity(text, game) if game is not None else None
+        entries.append(
+            Entry(label=f"reflection {k + 1}", reflection=text, nearest=nearest, mention=mention, identity=identity)
+        )
     rrr = reflection_repetition_rate(task.reflections)
     return Group(
         task=task.task_id,
@@ -78,14 +83,19 @@ def task_group(task: PublishedTask, target: str | None, known: Matches) -> Group
 
 
 def audit_groups(
-    sources: Sequence[tuple[str, str, list[PublishedTask]]], targets: Mapping[str, Mapping[str, str]]
+    sources: Sequence[tuple[str, str, list[PublishedTask]]],
+    targets: Mapping[str, Mapping[str, str]],
+    games: Mapping[str, str] | None = None,
 ) -> list[Group]:
-    """(source, domain, tasks) -> the groups of every task with at least one reflection, in source order."""
+    """(source, domain, tasks) -> the groups of every task with at least one reflection, in source order; `games`
+    (env_N -> game) labels the task identity of the reflections of sources that `targets` maps."""
     groups = []
     known: Matches = {}
     for name, _, tasks in sources:
+        mapped = targets.get(name, {})
         for task in sorted((t for t in tasks if t.reflections), key=lambda t: _natural(t.task_id)):
-            groups.append(task_group(task, targets.get(name, {}).get(task.task_id), known))
+            game = games.get(task.task_id) if games is not None and task.task_id in mapped else None
+            groups.append(task_group(task, mapped.get(task.task_id), known, game))
     return groups
 
 
@@ -101,7 +111,7 @@ def write_audit_html(report: AuditReport, logs_dir: Path, env_to_game: Path, out
         for name, domain, tasks in sources
         if domain in MAPPED_DOMAINS
     }
-    groups = audit_groups(sources, targets)
+    groups = audit_groups(sources, targets, mapping)
     page = Page(
         document=audit_document(report),
         condition_name="source",

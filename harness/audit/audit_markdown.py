@@ -7,7 +7,10 @@ from typing import TYPE_CHECKING
 
 from harness.audit.semantic_markdown import semantic_section
 from harness.audit.source_audit import AuditSpearman, SourceAudit
+from harness.audit.paper import verdict_counts
+from harness.domains.alfworld.identity import IDENTITY_NOTE
 from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, MentionCounts
+from harness.metrics.identity import IdentityCounts
 from harness.report.document import (
     Block,
     BulletList,
@@ -16,7 +19,9 @@ from harness.report.document import (
     Paragraph,
     Part,
     Section,
+    Strong,
     Table,
+    Text,
     render_markdown,
 )
 
@@ -110,23 +115,28 @@ def _mention(counts: MentionCounts, variant: str) -> str:
     return f"{getattr(counts, variant)}/{counts.reflections}" + (f" ({rate:.0%})" if rate is not None else "")
 
 
+def _labels(counts: IdentityCounts) -> str:
+    return f"{counts.on_task} / {counts.off_task} / {counts.vacuous}"
+
+
 def mention_table(mentions: list[AlfworldMention]) -> Table:
-    """Object mention per ALFWorld source, over all reflections and over the frozen environments."""
+    """Task identity and object mention per ALFWorld source, over all reflections and over the frozen environments."""
     header = [
         "source",
+        "all reflections: on / off task / vacuous",
         "all reflections: strict",
         "all reflections: normalized",
+        "frozen environments: on / off task / vacuous",
         "frozen environments: strict",
         "frozen environments: normalized",
     ]
     rows = [
         [
             Code(m.source),
-            *(
-                _mention(counts, variant)
-                for counts in (m.all_reflections, m.frozen_reflections)
-                for variant in ("strict", "normalized")
-            ),
+            _labels(m.all_identity),
+            *(_mention(m.all_reflections, variant) for variant in ("strict", "normalized")),
+            _labels(m.frozen_identity),
+            *(_mention(m.frozen_reflections, variant) for variant in ("strict", "normalized")),
         ]
         for m in mentions
     ]
@@ -135,7 +145,10 @@ def mention_table(mentions: list[AlfworldMention]) -> Table:
 
 def frozen_env_table(mention: AlfworldMention) -> Table:
     """The frozen environments of one ALFWorld source with their games."""
-    header = ["env", "game", "target object", "RRR", "reflections", "mention, strict", "mention, normalized"]
+    header = [
+        "env", "game", "target object", "RRR", "reflections", "on / off task / vacuous", "mention, strict",
+        "mention, normalized",
+    ]  # fmt: skip
     rows = [
         [
             e.env,
@@ -143,6 +156,7 @@ def frozen_env_table(mention: AlfworldMention) -> Table:
             e.target_object,
             f"{e.rrr:.2f}",
             str(e.mentions.reflections),
+            _labels(e.identity),
             str(e.mentions.strict),
             str(e.mentions.normalized),
         ]
@@ -165,12 +179,37 @@ def mention_section(report: AuditReport) -> Section:
         Code(report.env_to_game),
         "; the target object is the second dash-separated field of the game's task folder. Cells: reflections naming "
         "the object / reflections. strict: the CamelCase name as a case-sensitive substring (the study's rule); "
-        "normalized: case-insensitive, words joined or separated, a plural allowed, as a whole word.",
+        "normalized: case-insensitive, words joined or separated, a plural allowed, as a whole word. On / off task "
+        "/ vacuous: the reflections' task-identity labels against the mapped game (",
+        IDENTITY_NOTE,
+        ").",
     )
     frozen = [
         Section(["Frozen environments of ", Code(m.source)], [frozen_env_table(m)]) for m in report.object_mention
     ]
-    return Section("Object mention in the ALFWorld runs", [rule, mention_table(report.object_mention), *frozen])
+    return Section(
+        "Task identity and object mention in the ALFWorld runs", [rule, mention_table(report.object_mention), *frozen]
+    )
+
+
+PAPER_HEADER = ["figure", "the paper", "the logs", "verdict", "why"]
+
+
+def paper_section(report: AuditReport) -> Section:
+    """Every figure of the paper the logs speak to, recomputed, with its verdict; then where the paper says it."""
+    counts = verdict_counts(report.paper)
+    summary = Paragraph(
+        f"Each figure of the study (Dixit et al., arXiv 2605.29463) that the published logs can speak to, recomputed "
+        f"from them by this audit: {counts['agrees']} agree, {counts['differs']} differ, {counts['cannot be checked']} "
+        "cannot be checked. The paper's figures and sentences are data in ",
+        Code("data/paper/honest_lying_claims.json"),
+        " (where each was read is said there); the rest is computed at every run.",
+    )
+    rows = [[c.claim.topic, c.claim.figure, c.logs, Strong(c.verdict), c.reason] for c in report.paper]
+    quotes = BulletList([[f"{c.claim.topic} ({c.claim.source}): ", Text(c.claim.text)] for c in report.paper])
+    return Section(
+        "The paper against its logs", [summary, Table(PAPER_HEADER, rows), Paragraph("Where the paper says it:"), quotes]
+    )
 
 
 def audit_document(report: AuditReport) -> Document:
@@ -183,6 +222,7 @@ def audit_document(report: AuditReport) -> Document:
             Code("python -m harness.audit"),
             ".",
         ),
+        *([paper_section(report)] if report.paper else []),
         Section("Conventions", [BulletList(CONVENTIONS)]),
         Section("Sources", [sources_table(report.sources)]),
         mention_section(report),

@@ -381,3 +381,16 @@ def verdict_counts(checks: Sequence[ClaimCheck]) -> dict[Verdict, int]:
     for check in checks:
         counts[check.verdict] += 1
     return counts
+
+
+def paper_lines(checks: Sequence[ClaimCheck]) -> str:
+    """The checks for a terminal: a heading, then one verdict a figure with the paper's figure, the logs' and why."""
+    counts = verdict_counts(checks)
+    lines = [
+        f"The paper against its logs: {counts['agrees']} agree, {counts['differs']} differ, "
+        f"{counts['cannot be checked']} cannot be checked"
+    ]
+    for check in checks:
+        lines.append(f"- [{check.verdict}] {check.claim.topic}: paper {check.claim.figure}; logs {check.logs}")
+        lines.append(f"    why: {check.reason}")
+    return "\n".join(lines)

@@ -310,7 +310,9 @@ def condition_metrics(per_task: Sequence[TaskMetrics]) -> ConditionMetrics:
     if len(conditions) > 1:
         raise ValueError(f"tasks of one condition expected, got {sorted(conditions)}.")
     defined = [t.rrr for t in per_task if t.rrr is not None]
+    # Counted only when every task was labelled: a pooled old run without labels must not shrink the denominator.
     labelled = [t.identity for t in per_task if t.identity is not None]
+    labelled = labelled if len(labelled) == len(per_task) else []
     return ConditionMetrics(
         condition=per_task[0].condition,
         tasks=len(per_task),

@@ -10,7 +10,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.domains.registry import mention_note
+from harness.domains.registry import identity_note, mention_note
 from harness.metrics.core import SPEARMAN_CONVENTIONS, SpearmanResult
 from harness.metrics.fisher import PairwiseFisher
 from harness.metrics.run import ConditionReport
@@ -77,8 +77,10 @@ def combining_paragraph(conditions: Sequence[ReportCondition]) -> Paragraph:
 def conditions_section(
     runs: Sequence[RunData], conditions: Sequence[ReportCondition], table: Sequence[ConditionReport]
 ) -> Section:
-    notes = [n for d in dict.fromkeys(run.domain for run in runs) if (n := mention_note(d))]
-    return Section("Conditions", [*conditions_table(table, notes), combining_paragraph(conditions)])
+    domains = list(dict.fromkeys(run.domain for run in runs))
+    notes = [n for d in domains if (n := mention_note(d))]
+    identity = [n for d in domains if (n := identity_note(d))]
+    return Section("Conditions", [*conditions_table(table, notes, identity), combining_paragraph(conditions)])
 
 
 def _spearman(result: SpearmanResult) -> str:

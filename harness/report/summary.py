@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from harness.domains.registry import mention_note
+from harness.domains.registry import identity_note, mention_note
 from harness.run.config import RunConfig
 from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, condition_usage
 from harness.metrics.run import RunMetrics
@@ -99,13 +99,14 @@ def summary_document(summary: RunSummary, metrics: RunMetrics, config: RunConfig
         f"trial wall time: {summary.wall_s}",
     ]
     notes = [note] if (note := mention_note(config.env.name)) else []
+    identity = [note] if (note := identity_note(config.env.name)) else []
     usage = [(c.condition, c.usage) for c in summary.conditions]
     prices = condition_prices(config.model_dump(mode="json")).values()
     return Document(
         f"Run summary: {names} on {config.env.name}",
         [
             BulletList(items),
-            Section("Conditions", conditions_table(metrics.conditions, notes)),
+            Section("Conditions", conditions_table(metrics.conditions, notes, identity)),
             Section("Reflection repetition per task", rrr_grid(metrics.conditions)),
             Section("Tokens and estimated cost", usage_table(usage, prices)),
         ],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.metrics.core import MentionCounts
+from harness.metrics.identity import IdentityShares, LabelShare
 from harness.metrics.run import ConditionReport
 from harness.report.document import Block, Paragraph, Table
 
@@ -12,6 +13,9 @@ CONDITIONS_HEADER = [
     "condition",
     "actor / reflector",
     "solved / tasks",
+    "on task",
+    "off task",
+    "vacuous",
     "object mention, strict",
     "object mention, normalized",
     "average RRR (tasks with RRR)",
@@ -32,6 +36,19 @@ def _mention(counts: MentionCounts, variant: str) -> str:
     return _ratio(getattr(counts, variant), counts.reflections)
 
 
+def _label_share(share: LabelShare, reflections: int) -> str:
+    if share.share is None or share.low is None or share.high is None:
+        return f"{share.count}/{reflections}"
+    return f"{share.count}/{reflections} ({share.share:.0%}; {share.low:.0%}-{share.high:.0%})"
+
+
+def _identity(identity: IdentityShares | None) -> list[str]:
+    """The three label cells; "-" where the domain has no identity rule."""
+    if identity is None:
+        return ["-", "-", "-"]
+    return [_label_share(getattr(identity, label), identity.reflections) for label in ("on_task", "off_task", "vacuous")]
+
+
 def _models(report: ConditionReport) -> str:
     if report.actor_model == report.reflector_model:
         return report.actor_model
@@ -44,6 +61,7 @@ def _condition_row(report: ConditionReport) -> list[str]:
         report.condition,
         _models(report),
         _ratio(t.solved, t.tasks),
+        *_identity(t.identity),
         _mention(t.mentions, "strict"),
         _mention(t.mentions, "normalized"),
         f"{_rrr(t.mean_rrr)} ({t.rrr_defined})",
@@ -52,11 +70,16 @@ def _condition_row(report: ConditionReport) -> list[str]:
     ]
 
 
-def conditions_table(reports: Sequence[ConditionReport], mention_notes: Sequence[str]) -> list[Block]:
-    """One row per condition: solved, object mention (strict and normalized), average RRR, frozen, malformed;
-    under it, `mention_notes`: each domain's mention rule in a sentence."""
+def conditions_table(
+    reports: Sequence[ConditionReport], mention_notes: Sequence[str], identity_notes: Sequence[str] = ()
+) -> list[Block]:
+    """One row per condition: solved, the task-identity labels, object mention (strict and normalized), average RRR,
+    frozen, malformed; under it, `identity_notes` and `mention_notes`: each domain's rules in a sentence."""
     note = " ".join(
         [
+            "On task, off task, vacuous: reflections by task-identity label / reflections written (share; 95% Wilson "
+            "interval over reflections, which treats a task's reflections as independent).",
+            *identity_notes,
             "Object mention: reflections naming the task's object / reflections written.",
             *(mention_notes or ["(The domain's strict and normalized rules.)"]),
             "Average RRR is over tasks with at least two reflections (count in brackets); RRR is undefined, not 0,",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harness.records.identity import ReflectionIdentity
 from harness.report.html._model import DetailBlock, DetailItem, Entry, Group, Mention
 from harness.report.html._text import esc, highlighted, rrr_text, similarity_text
 from harness.report.html._trajectories import TrajectoryPool
@@ -36,6 +37,13 @@ def _mention_html(mention: Mention, target: str | None) -> str:
     )
 
 
+def _identity_html(identity: ReflectionIdentity) -> str:
+    """The label, and the words that decided it with what each was read as."""
+    evidence = "; ".join(f"{esc(e.text)} = {esc(e.means)}" for e in identity.deciding())
+    because = f": {evidence}" if evidence else ": names no goal"
+    return f'<span class="idn {identity.label}" data-identity="{identity.label}">{identity.label}{because}</span>'
+
+
 def _similarity_html(entry: Entry, group_id: str) -> str:
     nearest = entry.nearest
     if nearest is None:
@@ -63,6 +71,8 @@ def entry_html(entry: Entry, index: int, group_id: str, target: str | None, pool
         meta = [_similarity_html(entry, group_id)]
         if entry.mention is not None:
             meta.append(_mention_html(entry.mention, target))
+        if entry.identity is not None:
+            meta.append(_identity_html(entry.identity))
         parts.append(f'<div class="meta">{" ".join(meta)}</div>')
     elif entry.no_reflection:
         parts.append(f'<div class="nr">{esc(entry.no_reflection)}</div>')

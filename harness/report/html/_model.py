@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.metrics.core import MentionSpan
+from harness.records.identity import ReflectionIdentity
 from harness.report.document import Document
 
 _VIEW = ConfigDict(frozen=True)
@@ -71,6 +72,9 @@ class Entry(BaseModel):
     no_reflection: str | None = Field(None, description="Why there is no reflection, when there is none.")
     nearest: Nearest | None = None
     mention: Mention | None = Field(None, description="None without a mention rule or without a reflection.")
+    identity: ReflectionIdentity | None = Field(
+        None, description="The reflection's task-identity label and evidence; None without a rule or a reflection."
+    )
     details: list[DetailBlock] = Field(default_factory=list)
     trajectory: list[tuple[str, str]] | None = Field(None, description="(action, observation) per step.")
 

@@ -5,11 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from harness.domains.registry import MentionRule, SpanRule, TargetRule, mention_rules, mention_spans
+from harness.domains.registry import (
+    IdentityRule,
+    MentionRule,
+    SpanRule,
+    TargetRule,
+    identity_rule,
+    mention_rules,
+    mention_spans,
+)
 from harness.metrics.core import TaskMetrics, is_frozen, most_similar_earlier, reflection_repetition_rate
 from harness.metrics.run import RunMetrics
 from harness.records import TrialRecord
 from harness.records.details import GateOutcome, TemplateParts
+from harness.records.identity import ReflectionIdentity
 from harness.report.html._details import record_blocks
 from harness.report.html._model import Entry, Group, Mention, Nearest
 
@@ -20,8 +29,10 @@ class _Rules:
         self.target: TargetRule | None = None
         self.mentions: MentionRule | None = None
         self.spans: SpanRule | None = None
+        self.identity_rule: IdentityRule | None = None
         if domain is None:
             return
+        self.identity_rule = identity_rule(domain)
         try:
             self.target, self.mentions = mention_rules(domain)
         except ValueError:
@@ -38,6 +49,15 @@ class _Rules:
         except ValueError:
             return None
         return Mention(strict=counts.strict > 0, normalized=counts.normalized > 0, spans=spans)
+
+    def identity(self, record: TrialRecord) -> ReflectionIdentity | None:
+        """The label metrics.json counts: the domain's rule as it is now, not an older rule's stored label."""
+        if self.identity_rule is None:
+            return None
+        try:
+            return self.identity_rule(record)
+        except ValueError:
+            return None
 
     def target_of(self, task: str) -> str | None:
         try:
@@ -108,6 +128,7 @@ def task_group(
                 no_reflection=None if record.reflection is not None else _no_reflection(record),
                 nearest=nearest,
                 mention=rules.mention(record),
+                identity=rules.identity(record),
                 details=record_blocks(record),
                 trajectory=[(step.action, step.observation) for step in record.trajectory],
             )

@@ -133,7 +133,9 @@ def test_object_mention_and_the_frozen_environments_of_the_published_run(audit: 
     assert [(e["env"], e["game"]) for e in mention["frozen_envs"]] == expected
     game = "pick_cool_then_place_in_recep-Tomato-None-Microwave-10/trial_T20190909_102608_318800"
     assert f"| env_22 | `{game}` | Tomato |" in audit[1]
-    assert "| `alfworld_runs/root/reflexion_run_logs` | 0/200 (0%) | 197/200 (98%) |" in audit[1]
+    assert "| `alfworld_runs/root/reflexion_run_logs` | 188 / 12 / 0 | 0/200 (0%) | 197/200 (98%) |" in audit[1]
+    identity = mention["all_identity"]
+    assert identity["reflections"] == 200 == identity["on_task"] + identity["off_task"] + identity["vacuous"]
 
 
 @pytest.fixture

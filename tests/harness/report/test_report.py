@@ -7,6 +7,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+
+from harness.domains.alfworld.identity import record_identity
 from PIL import Image
 
 from harness.records import MANIFEST_FILE, Manifest, RunPlan, TrialLog, TrialRecord, write_manifest
@@ -24,9 +26,22 @@ SAME = "Take the Mug from desk 1."
 PLAN = "Open cabinet 2, take the mug, then go to desk 1 and put it there."
 RECOMPUTED = "recomputed from 13 records (no metrics.json)"
 HEADER = (
-    "| condition | actor / reflector | solved / tasks | object mention, strict | object mention, normalized "
-    "| average RRR (tasks with RRR) | frozen | malformed answers |\n|---|---|---|---|---|---|---|---|"
+    "| condition | actor / reflector | solved / tasks | on task | off task | vacuous | object mention, strict "
+    "| object mention, normalized | average RRR (tasks with RRR) | frozen | malformed answers |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|"
 )
+
+
+def labels(on: int, off: int, vacuous: int) -> str:
+    """The three identity cells of k reflections each out of their sum, with Wilson intervals."""
+    n = on + off + vacuous
+    if n == 0:
+        return "0/0 | 0/0 | 0/0"
+    cells = []
+    for k in (on, off, vacuous):
+        low, high = wilson_interval(k, n)
+        cells.append(f"{k}/{n} ({k / n:.0%}; {low:.0%}-{high:.0%})")
+    return " | ".join(cells)
 
 
 def plan_of(*conditions: str) -> RunPlan:
@@ -115,7 +130,8 @@ def run_b(tmp_path: Path) -> Path:
     run_dir = tmp_path / "run_b"
     records = run_b_records()
     _write_records(run_dir, records)
-    write_metrics(run_dir, run_metrics(records, plan_of("self_diagnosis", "no_memory"), {CUP: "Cup"}))
+    plan = plan_of("self_diagnosis", "no_memory")
+    write_metrics(run_dir, run_metrics(records, plan, {CUP: "Cup"}, identity=record_identity))
     return run_dir
 
 
@@ -135,7 +151,8 @@ def test_wilson_interval_matches_a_hand_computed_value() -> None:
 def test_a_run_without_metrics_json_is_recomputed_from_its_records(run_a: Path) -> None:
     (run,) = load_runs([run_a])
     targets = {MUG: "Mug", SALT: "SaltShaker"}
-    expected = run_metrics(run_a_records(), plan_of("self_diagnosis", "no_memory", "programmatic"), targets)
+    plan = plan_of("self_diagnosis", "no_memory", "programmatic")
+    expected = run_metrics(run_a_records(), plan, targets, identity=record_identity)
     assert run.metrics == expected
     assert (run.name, run.status, run.metrics_source) == ("run_a", "failed", RECOMPUTED)
     assert not (run_a / METRICS_FILE).exists()
@@ -148,12 +165,13 @@ def test_the_report_of_one_run_holds_the_condition_table(run_a: Path) -> None:
     table = "\n".join(
         [
             HEADER,
-            "| self_diagnosis | m | 1/2 (50%) | 3/4 (75%) | 4/4 (100%) | 1.00 (1) | 1/1 | 0 |",
-            "| no_memory | m | 1/2 (50%) | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
-            "| programmatic | m | 2/2 (100%) | 0/2 (0%) | 2/2 (100%) | 0.00 (1) | 0/1 | 0 |",
+            # Every reflection of run A names its task's object and plans nothing else.
+            f"| self_diagnosis | m | 1/2 (50%) | {labels(4, 0, 0)} | 3/4 (75%) | 4/4 (100%) | 1.00 (1) | 1/1 | 0 |",
+            f"| no_memory | m | 1/2 (50%) | {labels(0, 0, 0)} | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
+            f"| programmatic | m | 2/2 (100%) | {labels(2, 0, 0)} | 0/2 (0%) | 2/2 (100%) | 0.00 (1) | 0/1 | 0 |",
         ]
     )
-    assert table + "\n\nObject mention:" in text
+    assert table + "\n\nOn task, off task, vacuous:" in text
     assert f"| run_a | [.](.) | failed | 3 | self_diagnosis, no_memory, programmatic | {RECOMPUTED} |" in text
     for name in PLOT_FILES:
         assert f"]({name})" in text
@@ -178,10 +196,11 @@ def test_two_runs_pool_conditions_with_the_same_models_and_keep_the_others_apart
     table = "\n".join(
         [
             HEADER,
-            "| self_diagnosis | m | 2/3 (67%) | 3/6 (50%) | 5/6 (83%) | 0.50 (2) | 1/2 | 0 |",
-            "| no_memory (run_a) | m | 1/2 (50%) | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
-            "| no_memory (run_b) | tiny | 0/1 (0%) | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
-            "| programmatic | m | 2/2 (100%) | 0/2 (0%) | 2/2 (100%) | 0.00 (1) | 0/1 | 0 |",
+            # run B's "search the countertop before the shelf" names no object: vacuous.
+            f"| self_diagnosis | m | 2/3 (67%) | {labels(5, 0, 1)} | 3/6 (50%) | 5/6 (83%) | 0.50 (2) | 1/2 | 0 |",
+            f"| no_memory (run_a) | m | 1/2 (50%) | {labels(0, 0, 0)} | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
+            f"| no_memory (run_b) | tiny | 0/1 (0%) | {labels(0, 0, 0)} | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
+            f"| programmatic | m | 2/2 (100%) | {labels(2, 0, 0)} | 0/2 (0%) | 2/2 (100%) | 0.00 (1) | 0/1 | 0 |",
         ]
     )
     assert table in text
