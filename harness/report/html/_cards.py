@@ -3,6 +3,7 @@ earlier reflection, its object mentions, its details, and its trajectory folded 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from harness.records.identity import ReflectionIdentity
@@ -39,7 +40,10 @@ def _mention_html(mention: Mention, target: str | None) -> str:
 
 def _identity_html(identity: ReflectionIdentity) -> str:
     """The label, and the words that decided it with what each was read as."""
-    evidence = "; ".join(f"{esc(e.text)} = {esc(e.means)}" for e in identity.deciding())
+    pairs = Counter((e.text, e.means) for e in identity.deciding())
+    evidence = "; ".join(
+        f"{esc(text)} = {esc(means)}" + (f" (x{count})" if count > 1 else "") for (text, means), count in pairs.items()
+    )
     because = f": {evidence}" if evidence else ": names no goal"
     return f'<span class="idn {identity.label}" data-identity="{identity.label}">{identity.label}{because}</span>'
 
@@ -100,7 +104,13 @@ def _badges(group: Group) -> str:
         strict, normalized = sum(m.strict for m in mentioned), sum(m.normalized for m in mentioned)
         n = len(mentioned)
         mention = f'<span class="b">mentions: strict {strict}/{n}, normalized {normalized}/{n}</span>'
-    return f'{solved}<span class="b rrr">{rrr}</span>{frozen}{mention}'
+    labelled = Counter(e.identity.label for e in group.entries if e.identity is not None)
+    identity = ""
+    if labelled:
+        n = sum(labelled.values())
+        counts = ", ".join(f"{labelled[label]}/{n} {label}" for label in ("on_task", "off_task", "vacuous"))
+        identity = f'<span class="b">identity: {counts}</span>'
+    return f'{solved}<span class="b rrr">{rrr}</span>{frozen}{mention}{identity}'
 
 
 def group_html(group: Group, number: int, condition_index: int, pool: TrajectoryPool) -> str:

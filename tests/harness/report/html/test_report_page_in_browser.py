@@ -100,6 +100,26 @@ def test_the_five_condition_replay_shows_every_reflection_and_the_pairs_metrics_
     assert sum(len(g["reflections"]) for g in groups) == sum(r.reflection is not None for r in run_records)
 
 
+IDENTITY_JS = """Array.from(document.querySelectorAll('.idn'), (e) => [e.dataset.identity, e.textContent,
+    e.offsetParent !== null && e.getBoundingClientRect().height > 0])"""
+
+
+@pytest.mark.slow
+def test_each_reflection_shows_its_task_identity_label_and_evidence(six_conditions: Path) -> None:
+    with headless_chromium() as browser:
+        browser.open(six_conditions / HTML_FILE)
+        shown = browser.evaluate(IDENTITY_JS)
+        texts = browser.evaluate("Array.from(document.querySelectorAll('.rf'), (r) => r.textContent)")
+    written = [r for r in read_trials(six_conditions) if r.reflection is not None]
+    assert len(shown) == len(texts) == len(written)
+    assert all(visible for _, _, visible in shown)
+    by_text = Counter((r.reflection, r.reflection_identity.label) for r in written if r.reflection_identity)
+    assert Counter(zip(texts, (label for label, _, _ in shown))) == by_text
+    for label, text, _ in shown:
+        assert text.startswith(label) and (label == "vacuous" or " = " in text)  # the words that decided it
+    assert {label for label, _, _ in shown} == {"on_task", "off_task", "vacuous"}
+
+
 @pytest.mark.slow
 def test_the_replay_page_filters_and_unfolds_trajectories(six_conditions: Path) -> None:
     metrics = RunMetrics.model_validate_json((six_conditions / METRICS_FILE).read_text())
