@@ -29,6 +29,7 @@ from harness.metrics.identity import identity_counts
 CLAIMS_FILE = Path(__file__).resolve().parents[2] / "data" / "paper" / "honest_lying_claims.json"
 ALFWORLD_RUN = "alfworld_runs/root/reflexion_run_logs"
 WEBSHOP_RUN = "webshop_runs/reflexion_run_logs_1"
+HOTPOTQA_RUNS = "hotpotqa_runs/"
 HUMANEVAL_RUN = "programming_runs/root/reflexion_humaneval_py_pass_at_1/reflexion_humaneval_py_pass_at_1.jsonl"
 RERUN_TRIALS = 10
 
@@ -144,7 +145,7 @@ def _rrr_swapped(memory: Sequence[str]) -> float | None:
 
 def _hotpotqa_row(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
     frozen, denominator, avg = claim.values["frozen"], claim.values["denominator"], claim.values["avg_rrr"]
-    rows = [row for row in evidence.rows.values() if row.domain == "hotpotqa"]
+    rows = [row for row in evidence.rows.values() if row.source.startswith(HOTPOTQA_RUNS)]
     most = max(rows, key=lambda row: row.n_frozen, default=None)
     bound = frozen * FROZEN_THRESHOLD / denominator
     logs = (
