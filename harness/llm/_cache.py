@@ -21,8 +21,12 @@ _Result = TypeVar("_Result")
 
 
 def cache_key(identity: str, request: LLMRequest) -> str:
-    """SHA-256 of the backend identity and the request: only what changes the output, never keys or URLs."""
-    return sha256_hex({"identity": identity, "request": request.model_dump(mode="json")})
+    """SHA-256 of the backend identity and the request: only what changes the output, never keys or URLs.
+
+    A top_p that is not sent is left out, so requests written before top_p existed keep their keys.
+    """
+    exclude = {"top_p"} if request.top_p is None else set()
+    return sha256_hex({"identity": identity, "request": request.model_dump(mode="json", exclude=exclude)})
 
 
 class CacheEntry(BaseModel):

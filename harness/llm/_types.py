@@ -28,6 +28,9 @@ class LLMRequest(BaseModel):
     messages: list[ChatMessage] | None = Field(None, description="The conversation so far (chat only).")
     max_tokens: int = Field(256, ge=1, description="Upper bound on generated tokens.")
     temperature: float = Field(0.0, ge=0.0, description="Sampling temperature; 0 is greedy.")
+    top_p: float | None = Field(
+        None, gt=0.0, le=1.0, description="Nucleus sampling mass; None = not sent (the backend's default)."
+    )
     stop: list[str] = Field(default_factory=list, description="Generation stops before any of these strings.")
     seed: int = Field(0, description="Sampling seed, sent to the backend.")
 
@@ -51,6 +54,9 @@ class LLMResponse(BaseModel):
     latency_s: float = Field(ge=0.0, description="Wall time of the original successful call (kept on cache hits).")
     cached: bool = Field(False, description="True when served from the cache instead of a model.")
     retries: int = Field(0, ge=0, description="Failed attempts before this answer; 0 on cache hits.")
+    served_model: str | None = Field(None, description="The model id the server says answered; None if unsaid.")
+    system_fingerprint: str | None = Field(None, description="The API's system fingerprint; None if unsaid.")
+    finish_reason: str | None = Field(None, description="Why generation ended (stop, length, ...); None if unsaid.")
 
 
 class CallContext(BaseModel):

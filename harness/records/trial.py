@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from harness.domains.hotpotqa.models import QuestionAttempt
 from harness.domains.humaneval.models import CodeAttempt
 from harness.errors import RecordWriteError
+from harness.records.calls import ModelCall
 from harness.records.details import ReflectionDetails
 from harness.records.identity import ReflectionIdentity
 from harness.records.log import DurableLog
@@ -20,8 +21,8 @@ from harness.records.step import Step
 from harness.records.usage import Usage
 
 # 2: reflection_details and attempt_details added. 3: retries, the gate outcome among reflection_details, and
-# usage split by role. 4: the reflection's task identity.
-SCHEMA_VERSION = 4
+# usage split by role. 4: the reflection's task identity. 5: the repeat index and every model call.
+SCHEMA_VERSION = 5
 TRIALS_FILE = "trials.jsonl"
 MANIFEST_FILE = "manifest.json"
 
@@ -46,6 +47,9 @@ class TrialRecord(BaseModel):
     task_id: str = Field(description="Game folder name (task folder/trial folder) or problem id.")
     condition: str = Field(description="Condition name (configs/strategy/<name>.yaml).")
     trial: int = Field(ge=0, description="0-based trial index.")
+    repeat: int = Field(
+        0, ge=0, description="0-based repetition of this (task, condition) with its own seeds (experiment.repeats)."
+    )
     success: bool = Field(description="Whether the environment reported the task won.")
     end_reason: str = Field(description="won | exhausted (repeated action) | max_steps | context_overflow.")
     steps: int = Field(ge=0, description="Actions taken in the episode.")
@@ -81,6 +85,9 @@ class TrialRecord(BaseModel):
         0, ge=0, description="Failed model attempts retried before this trial's answers (0 for cache hits)."
     )
     llm_latency_s: float = Field(description="Sum of the recorded model latencies (the original call's for hits).")
+    calls: list[ModelCall] = Field(
+        default_factory=list, description="Every model call of the trial in order; empty before schema 5."
+    )
     timing: Timing = Field(default_factory=Timing, description="Wall-clock figures for this run.")
 
     @model_validator(mode="after")
@@ -94,8 +101,8 @@ class TrialRecord(BaseModel):
         return self
 
     @property
-    def key(self) -> tuple[str, str, int]:
-        return (self.task_id, self.condition, self.trial)
+    def key(self) -> tuple[str, str, int, int]:
+        return (self.task_id, self.condition, self.trial, self.repeat)
 
 
 class Manifest(BaseModel):
@@ -135,7 +142,7 @@ class TrialLog:
         self._log = _trial_log(self.path, single_writer=True)
         self.records: list[TrialRecord] = self._log.repair()[0]
 
-    def keys(self) -> set[tuple[str, str, int]]:
+    def keys(self) -> set[tuple[str, str, int, int]]:
         return {record.key for record in self.records}
 
     def append(self, record: TrialRecord) -> None:
@@ -159,7 +166,7 @@ def _trial_log(path: Path, *, single_writer: bool = False) -> DurableLog[TrialRe
         TrialRecord,
         what="trial record",
         key=lambda record: record.key,
-        name_key=lambda key: f"trial {key}",
+        name_key=lambda key: f"trial {key if key[3] else key[:3]}",  # (task, condition, trial[, repeat])
         single_writer=single_writer,
         quiet_reads=True,
     )

@@ -65,6 +65,34 @@ class ExperimentConfig(_Strict):
         description="Sampling seed of trial 0's requests (each later trial derives its own); 31 bits, which every "
         "backend takes as given (llama.cpp reads a negative seed as 'pick one at random').",
     )
+    repeats: StrictInt = Field(
+        1,
+        ge=1,
+        description="Independent repetitions of every (task, condition), each with its own seeds; pooled per task.",
+    )
+
+
+class RoleSampling(_Strict):
+    """One role's sampling; None keeps the protocol's own value (Reflexion's, request by request)."""
+
+    temperature: float | None = Field(None, ge=0.0, le=2.0, description="Temperature of the role's requests.")
+    top_p: float | None = Field(None, gt=0.0, le=1.0, description="Nucleus mass of the role's requests.")
+
+
+class SamplingSettings(_Strict):
+    """Sampling per role (`sampling.actor.temperature=0.7`); by default every request is sent as Reflexion sent it."""
+
+    actor: RoleSampling = Field(default_factory=RoleSampling)
+    reflector: RoleSampling = Field(default_factory=RoleSampling)
+
+
+class MetricsSettings(_Strict):
+    """The thresholds the repetition measures use: the study's empirical choices by default."""
+
+    similarity_threshold: float = Field(
+        0.85, gt=0.0, le=1.0, description="A reflection repeats an earlier one at this SequenceMatcher ratio or more."
+    )
+    frozen_threshold: float = Field(0.5, gt=0.0, le=1.0, description="A task's memory is frozen at this RRR or more.")
 
 
 class PlantedRefusalConfig(_Strict):
@@ -104,6 +132,8 @@ class RunConfig(_Strict):
     llm: LLMSettings
     actor: ModelConfig
     reflector: ModelConfig
+    sampling: SamplingSettings = Field(default_factory=SamplingSettings)
+    metrics: MetricsSettings = Field(default_factory=MetricsSettings)
     progress: bool = True
     resume: ResumeSettings = Field(default_factory=ResumeSettings)
     scenario: PlantedRefusalConfig | None = Field(None, description="Set: run this scenario instead of the trials.")
@@ -155,6 +185,8 @@ TOP_LEVEL_KEYS = (
     "llm",
     "actor_model",
     "reflector_model",
+    "sampling",
+    "metrics",
     "progress",
     "resume",
     "scenario",
@@ -292,6 +324,8 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
             "llm": raw.get("llm"),
             "actor": actor,
             "reflector": reflector,
+            "sampling": raw.get("sampling") or {},
+            "metrics": raw.get("metrics") or {},
             "progress": raw.get("progress", True),
             "resume": raw.get("resume") or {},
             "scenario": raw.get("scenario"),

@@ -211,7 +211,7 @@ def pending_trials(
     pending = []
     for condition in conditions:
         for task_id in domain.task_ids():
-            if (task_id, condition.name, trial) in done:
+            if (task_id, condition.name, trial, 0) in done:
                 continue
             history = task_history(trial_log.records, task_id, condition.name, trial, domain)
             if not history.finished:

@@ -24,7 +24,7 @@ def test_appended_records_read_back_validated(tmp_path: Path) -> None:
     log.append(make_record(trial=0))
     log.append(make_record(trial=1))
     again = TrialLog(tmp_path)
-    assert [r.key for r in again.records] == [("a/b", "self_diagnosis", 0), ("a/b", "self_diagnosis", 1)]
+    assert [r.key for r in again.records] == [("a/b", "self_diagnosis", 0, 0), ("a/b", "self_diagnosis", 1, 0)]
     assert again.records[0] == make_record(trial=0)
 
 
@@ -86,7 +86,7 @@ def test_a_trial_is_never_recorded_twice(tmp_path: Path) -> None:
 def test_records_carry_a_schema_version(tmp_path: Path) -> None:
     TrialLog(tmp_path).append(make_record())
     stored = json.loads((tmp_path / TRIALS_FILE).read_text())
-    assert stored["schema_version"] == SCHEMA_VERSION == 4
+    assert stored["schema_version"] == SCHEMA_VERSION == 5
     assert stored["trajectory"] == [{"action": "look", "observation": "Nothing happens."}]
 
 

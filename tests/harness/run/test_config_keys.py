@@ -25,7 +25,10 @@ SECTIONS = tuple(TOP_LEVEL)
 def readme_keys() -> list[str]:
     """Dotted settings the README names in backticks (`model.timeout_s`), not files or modules."""
     named = re.findall(r"`([a-z_]+(?:\.[a-z_0-9<>]+)+)(?:=[^`]*)?`", README)
-    return sorted({key for key in named if key.split(".")[0] in SECTIONS and "<" not in key})
+    files = (".json", ".jsonl", ".md", ".html", ".png", ".yaml", ".py")
+    return sorted(
+        {key for key in named if key.split(".")[0] in SECTIONS and "<" not in key and not key.endswith(files)}
+    )
 
 
 def readme_commands() -> list[list[str]]:
