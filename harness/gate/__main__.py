@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import io
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,10 +24,12 @@ from harness.gate._errors import GateChainError, GateDecisionError, InvalidGateS
 from harness.gate._review import CONFIRM, interactive_review, scripted_review
 from harness.gate._rules import normalize_quote
 from harness.gate._store import GateStore
+from harness.records.visible import visible
 
 EXIT_BROKEN = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE: what the shell reports for a reader that stopped reading (`| head`)
 _DONE = {Decision.APPROVE: "approved", Decision.REJECT: "rejected"}
 
 
@@ -101,6 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         bad_input = isinstance(error, (InvalidGateStoreError, GateDecisionError))
         return EXIT_BAD_INPUT if bad_input else EXIT_BROKEN
+    except BrokenPipeError:
+        # The reader is gone; point stdout at nothing so the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE_CLOSED
     except OSError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BROKEN
@@ -138,13 +145,14 @@ def _show(store: GateStore, scope: str | None) -> int:
         pending = store.proposals(scope)
         print(f"\npile ({len(pending)}; which of these are decided is unknown while the chain is broken):")
     for proposal in pending:
-        print(f"  {proposal.id}  {proposal.lesson}\n      quote: {normalize_quote(proposal.evidence.quote)}")
+        print(f"  {visible(proposal.id)}  {visible(proposal.lesson)}")
+        print(f"      quote: {visible(normalize_quote(proposal.evidence.quote))}")
     if not pending:
         print("  (none)")
     dropped = store.dropped(scope)
     print(f"\ndropped ({len(dropped)}):")
     for drop in dropped:
-        print(f"  {drop.reason}: {drop.detail} ({drop.scope}, {drop.origin})")
+        print(f"  {visible(drop.reason)}: {visible(drop.detail)} ({visible(drop.scope)}, {visible(drop.origin)})")
     if not dropped:
         print("  (none)")
     return 0 if report.ok else EXIT_BROKEN
@@ -152,11 +160,13 @@ def _show(store: GateStore, scope: str | None) -> int:
 
 def _print_live(line: DecisionLine) -> None:
     item = line.item
-    print(f"  - {item.lesson}")
+    quote = visible(normalize_quote(item.evidence.quote))
+    print(f"  - {visible(item.lesson)}")
+    print(f"      evidence: turn {item.evidence.turn} ({visible(item.quoted_turn.role)}): {quote}")
     print(
-        f"      evidence: turn {item.evidence.turn} ({item.quoted_turn.role}): {normalize_quote(item.evidence.quote)}"
+        f"      approved by {visible(line.reviewer)} at {line.at:%Y-%m-%d %H:%M} UTC (chain line {line.seq}, "
+        f"id {visible(item.id)})"
     )
-    print(f"      approved by {line.reviewer} at {line.at:%Y-%m-%d %H:%M} UTC (chain line {line.seq}, id {item.id})")
 
 
 def _review(store: GateStore, args: argparse.Namespace) -> int:
@@ -177,7 +187,7 @@ def _review(store: GateStore, args: argparse.Namespace) -> int:
     reviewer = args.reviewer or _login_name()
     if scripted:
         for line in scripted_review(store, args.approve, args.reject, reviewer, args.note, args.scope):
-            print(f"{_DONE[line.decision]} {line.item.id} (chain line {line.seq})")
+            print(f"{_DONE[line.decision]} {visible(line.item.id)} (chain line {line.seq})")
         return 0
     if not store.pending(args.scope):
         print(f"nothing pending in {store.path}.")

@@ -17,6 +17,7 @@ from harness.gate._errors import GateDecisionError
 from harness.records.gate import Proposal
 from harness.gate._rules import normalize_quote
 from harness.gate._store import GateStore
+from harness.records.visible import visible
 
 MARK_OPEN: Final = "»"
 MARK_CLOSE: Final = "«"
@@ -82,10 +83,12 @@ def interactive_review(
     decided: list[DecisionLine] = []
     skipped: list[str] = []
     for number, proposal in enumerate(pending, start=1):
-        say(f"\nproposal {number} of {len(pending)}: {proposal.id} (scope {proposal.scope}, {proposal.origin})")
-        say(f"  lesson: {proposal.lesson}")
-        say(f"  quote:  {normalize_quote(proposal.evidence.quote)}")
-        say("  turn:   " + marked_turn(proposal).replace("\n", "\n" + " " * 10))  # keep the turn's lines aligned
+        # Model-written text is shown, never obeyed: a control character or newline in it could hide or fake a line.
+        where = f"{visible(proposal.id)} (scope {visible(proposal.scope)}, {visible(proposal.origin)})"
+        say(f"\nproposal {number} of {len(pending)}: {where}")
+        say(f"  lesson: {visible(proposal.lesson)}")
+        say(f"  quote:  {visible(normalize_quote(proposal.evidence.quote))}")
+        say(f"  turn:   {visible(marked_turn(proposal))}")
         choice = _choose(ask, say)
         if choice == "q":
             skipped += [p.id for p in pending[number - 1 :]]

@@ -25,7 +25,7 @@ from harness.report.document._model import (
     Text,
     local_target,
 )
-from harness.report.document._visible import visible
+from harness.records.visible import visible
 
 __all__ = [
     "Block",

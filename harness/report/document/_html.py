@@ -22,7 +22,7 @@ from harness.report.document._model import (
     Table,
     Text,
 )
-from harness.report.document._visible import visible
+from harness.records.visible import visible
 
 IMAGE_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
 

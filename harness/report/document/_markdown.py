@@ -26,7 +26,7 @@ from harness.report.document._model import (
     Table,
     Text,
 )
-from harness.report.document._visible import visible
+from harness.records.visible import visible
 
 _ALWAYS = frozenset("\\`*[]<&|~#")
 _LIST_OR_QUOTE = frozenset("-+>")

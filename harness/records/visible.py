@@ -1,4 +1,4 @@
-"""Characters that would act instead of show, made visible, the same in both renderings.
+"""Characters that would act instead of show, made visible: in report tables, pages and the gate's terminal alike.
 
 A newline or a carriage return in a task id would end a table row or a markdown line; other control characters
 and the bidirectional overrides are invisible and can reorder or hide what is around them. Each is shown as a
