@@ -18,6 +18,7 @@ from harness.records import (
     write_manifest,
 )
 from harness.records.canonical import sha256_hex
+from harness.run.run_dir import BEFORE_MANIFEST
 from tests.runner import REPLAY_CACHE, ROOT, run_cli
 from tests.small_run import GAME, SMALL_RUN, snapshot
 
@@ -175,8 +176,29 @@ HUMANEVAL = (
 )
 
 
+def records_only(run: Path) -> None:
+    """Leave what a run killed before its first manifest leaves: its records, lock and log."""
+    for path in run.iterdir():
+        if path.name not in BEFORE_MANIFEST:
+            path.unlink()
+
+
+@pytest.mark.parametrize("adopt", [False, True])
+def test_records_beside_the_user_s_own_files_are_refused_with_or_without_adoption(copy: Path, adopt: bool) -> None:
+    """'+resume.adopt_records=true overwrites the user's files': a report.md or summary.md of theirs is named."""
+    records_only(copy)
+    (copy / "report.md").write_text("my own notes\n")
+    (copy / "summary.md").write_text("my own summary\n")
+    before = snapshot(copy)
+    refused = run_cli(*HUMANEVAL, *(["+resume.adopt_records=true"] if adopt else []), f"hydra.run.dir={copy}")
+    assert refused.returncode == 2, refused.stderr
+    error = one_error_line(refused.stderr)
+    assert f"holds {TRIALS_FILE} with no manifest.json, and beside it report.md, summary.md" in error
+    assert snapshot(copy) == before
+
+
 def test_records_without_a_manifest_are_refused_unless_adopted(copy: Path) -> None:
-    (copy / MANIFEST_FILE).unlink()
+    records_only(copy)
     before = snapshot(copy)
     refused = run_cli(*HUMANEVAL, f"hydra.run.dir={copy}")
     assert refused.returncode == 2

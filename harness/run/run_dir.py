@@ -83,17 +83,22 @@ def check_run_dir_contents(
     """
     if not path.is_dir() or (path / marker).exists():
         return
-    if TRIALS_FILE in expected and (path / TRIALS_FILE).exists():
-        # A run's records whose manifest is gone: the resume check names them and offers their adoption, which
-        # rewrites this run's own reports beside them.
-        return
     foreign = sorted(entry.name for entry in path.iterdir() if entry.name not in expected)
-    if foreign:
-        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+    if not foreign:
+        return
+    shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+    if TRIALS_FILE in expected and (path / TRIALS_FILE).exists():
+        # Records without a manifest may be adopted, but nothing tells whose the other files are: a run (adopting
+        # or not) would write its summary.md or report.md over a file of that name the user keeps there.
         raise ConfigError(
-            f"{label} holds {shown} and no {marker}, so it is not this harness's; a run would write its files among "
-            "them, so choose a new or empty directory."
+            f"{label} holds {TRIALS_FILE} with no {marker}, and beside it {shown}, which a run would overwrite; "
+            f"move {'them' if len(foreign) > 1 else 'it'} elsewhere, then run again (adopting the records needs "
+            "+resume.adopt_records=true)."
         )
+    raise ConfigError(
+        f"{label} holds {shown} and no {marker}, so it is not this harness's; a run would write its files among "
+        "them, so choose a new or empty directory."
+    )
 
 
 def first_missing(path: Path) -> Path | None:
