@@ -58,6 +58,19 @@ CASES = {
     "no model": Case(("~model",), ("model = None is invalid",)),
     "negative seed": Case(("experiment.seed=-1",), ("experiment.seed = -1", "greater than or equal to 0")),
     "no strategy": Case(("strategy=[]",), ("strategy=[] chooses no strategy",)),
+    # "llm.cache.path='${oc.env:UNSET}' gives a traceback, exit 1 and an empty run directory"
+    "unresolvable interpolation": Case(
+        ("llm.cache.path=${{oc.env:HARNESS_TEST_UNSET}}",),
+        ("llm.cache.path = '${{oc.env:HARNESS_TEST_UNSET}}' cannot be resolved", "HARNESS_TEST_UNSET"),
+    ),
+    "zero repeats": Case(("experiment.repeats=0",), ("experiment.repeats = 0", "greater than or equal to 1")),
+    "negative temperature": Case(
+        ("sampling.actor.temperature=-0.5",), ("sampling.actor.temperature = -0.5", "greater than or equal to 0")
+    ),
+    "top_p above 1": Case(("sampling.reflector.top_p=1.5",), ("sampling.reflector.top_p = 1.5", "less than or equal")),
+    "frozen threshold above 1": Case(
+        ("metrics.frozen_threshold=2",), ("metrics.frozen_threshold = 2", "less than or equal to 1")
+    ),
     "a setting of a condition not chosen": Case(
         ("strategy.model_swap.actor_model=gpt-4o-mini",), ("strategy.model_swap.actor_model is set", "not among")
     ),

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args
 
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from harness.domains.alfworld.config import AlfworldEnvConfig
@@ -291,11 +292,25 @@ def _section(raw: dict[str, Any], key: str, model: type[_Model]) -> _Model:
         raise ConfigError(_first_error_sentence(error, model, f"{key}.")) from None
 
 
+def _resolved(cfg: DictConfig) -> dict[str, Any]:
+    """The config with every `${...}` resolved, or ConfigError naming the setting whose interpolation fails."""
+    try:
+        return OmegaConf.to_container(cfg, resolve=True)  # type: ignore[return-value]
+    except OmegaConfBaseException as error:
+        key = getattr(error, "full_key", None) or "a setting"
+        written: Any = OmegaConf.to_container(cfg, resolve=False)
+        for part in key.split("."):
+            written = written.get(part) if isinstance(written, dict) else None
+        shown = f" = {written!r}" if isinstance(written, str) else ""  # as written, before resolving
+        reason = str(error).splitlines()[0].split(": ", 1)[-1].strip('"').rstrip(".")
+        raise ConfigError(
+            f"{key}{shown} cannot be resolved ({reason}); set what it refers to, or write the value out."
+        ) from None
+
+
 def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
     """Turn Hydra's composed config into a RunConfig, or raise ConfigError with one clear sentence."""
-    raw: dict[str, Any] = (
-        OmegaConf.to_container(cfg, resolve=True) if isinstance(cfg, DictConfig) else dict(cfg)  # type: ignore[assignment]
-    )
+    raw: dict[str, Any] = _resolved(cfg) if isinstance(cfg, DictConfig) else dict(cfg)
     raw.pop("hydra", None)
     unknown = sorted(set(raw) - set(TOP_LEVEL_KEYS))
     if unknown:

@@ -21,9 +21,11 @@ from harness.run.config import (
     ConditionConfig,
     ExperimentConfig,
     LLMSettings,
+    MetricsSettings,
     PlantedRefusalConfig,
     ResumeSettings,
     RunConfig,
+    SamplingSettings,
     TOP_LEVEL_KEYS,
 )
 
@@ -52,6 +54,8 @@ SECTION_MODELS: Level = {
     "experiment": [ExperimentConfig],
     "llm": [LLMSettings],
     "resume": [ResumeSettings],
+    "sampling": [SamplingSettings],
+    "metrics": [MetricsSettings],
     "scenario": [PlantedRefusalConfig],
 }
 TOP_LEVEL: Level = {key: SECTION_MODELS.get(key, []) for key in TOP_LEVEL_KEYS}
