@@ -4,21 +4,27 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from harness.run.config import SamplingSettings
+
 # Settings that may change between a run and its resumption without changing any finished trial.
 RESUMABLE_KEYS = (
     "experiment.trials",
+    "experiment.repeats",
     "experiment.max_concurrency",
     "env.engine_workers",
     "env.translation_cache",
     "llm",
+    "metrics",
     "progress",
     "resume",
 )
 # Model settings that pace, bound, retry or price calls but never change an answer (so a run stopped by a slow
 # server resumes with a longer model.timeout_s); a run started before some of them existed lacks them.
+# `n_threads` is llm.n_threads copied into every role: the run's `llm` section is resumable, so its copies are.
 MODEL_KEYS_NOT_SHAPING = (
     *("requests_per_minute", "tokens_per_minute", "price"),
     *("timeout_s", "max_retries", "retry_max_wait_s"),
+    "n_threads",
 )
 SHOWN_WITH_VALUES = 3
 """A refusal shows this many changed settings with their values, then names the rest."""
@@ -74,6 +80,9 @@ def _without_pacing_and_price(config: dict[str, Any]) -> dict[str, Any]:
 def shaping_changes(previous: dict[str, Any], current: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
     """Settings that shape finished trials and differ: {dotted key: (was, now)}, sorted by key; ABSENT marks a side
     that does not have the setting."""
+    # A run started before per-role sampling existed sent every request as the protocol does: today's default.
+    default = {"sampling": SamplingSettings().model_dump(mode="json")}
+    previous, current = {**default, **previous}, {**default, **current}
     changed = _differences(_without_pacing_and_price(previous), _without_pacing_and_price(current), "")
     return {
         key: values

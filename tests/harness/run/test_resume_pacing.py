@@ -42,3 +42,26 @@ def test_a_change_of_model_is_still_refused() -> None:
 def test_a_longer_timeout_or_more_retries_may_resume_a_run() -> None:
     stopped = config(timeout_s=120.0, max_retries=6, retry_max_wait_s=60.0)
     assert shaping_changes(stopped, config(timeout_s=600.0, max_retries=20, retry_max_wait_s=120.0)) == {}
+
+
+def test_only_llm_n_threads_changed_may_resume() -> None:
+    """'resuming with only llm.n_threads changed is refused although llm is resumable': its copies in every role
+    are resumable too."""
+    before = {**config(n_threads=2), "llm": {"n_threads": 2}}
+    after = {**config(n_threads=1), "llm": {"n_threads": 1}}
+    assert shaping_changes(before, after) == {}
+
+
+def test_thresholds_and_more_repeats_may_change_on_resume_but_sampling_may_not() -> None:
+    before = {**config(), "metrics": {"frozen_threshold": 0.5}, "experiment": {"seed": 0, "repeats": 1}}
+    assert shaping_changes(before, {**before, "metrics": {"frozen_threshold": 0.3}}) == {}
+    assert shaping_changes(before, {**before, "experiment": {"seed": 0, "repeats": 3}}) == {}
+    hotter = {**before, "sampling": {"actor": {"temperature": 0.7}}}
+    assert set(shaping_changes(before, hotter)) == {"sampling"}
+
+
+def test_a_run_from_before_sampling_settings_resumes_under_the_default_sampling() -> None:
+    from harness.run.config import SamplingSettings
+
+    now = {**config(), "sampling": SamplingSettings().model_dump(mode="json")}
+    assert shaping_changes(config(), now) == {}
