@@ -96,11 +96,12 @@ def _mean_statistic(sample: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def paired_permutation_p(differences: Sequence[float], n_resamples: int = N_RESAMPLES, seed: int = SEED) -> float:
-    """Two-sided p of the mean difference under random sign flips; 1 when every difference is 0."""
+    """Two-sided p of the mean difference under random sign flips; 1 when every difference is 0, or for one task
+    (its two signs are equally extreme; scipy refuses a single observation)."""
     from scipy.stats import permutation_test
 
     values = np.asarray(differences, dtype=float)
-    if not np.any(values):
+    if len(values) < 2 or not np.any(values):
         return 1.0
     # With one sample, permutation_type="samples" flips the sign of each paired difference (x - y against y - x).
     result = permutation_test(

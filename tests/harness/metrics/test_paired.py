@@ -45,6 +45,7 @@ def test_the_sign_flip_p_is_exact_at_a_few_tasks() -> None:
     # 2**5 sign patterns; only all plus and all minus reach |mean| 1.
     assert paired_permutation_p([1.0] * 5) == pytest.approx(2 / 32)
     assert paired_permutation_p([0.0] * 5) == 1.0
+    assert paired_permutation_p([0.5]) == 1.0
     assert paired_permutation_p([0.5, -0.5, 0.25, -0.25]) == pytest.approx(1.0)
 
 
