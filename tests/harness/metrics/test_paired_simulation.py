@@ -56,7 +56,8 @@ def simulated_study(rng: np.random.Generator, planted: bool) -> dict[str, float]
 
     def pair(measure: str, draws: int) -> tuple[np.ndarray, np.ndarray]:
         control, condition = PLANTED[measure]
-        return _shares(rng, control, difficulty, draws), _shares(rng, condition if planted else control, difficulty, draws)
+        other = condition if planted else control
+        return _shares(rng, control, difficulty, draws), _shares(rng, other, difficulty, draws)
 
     solved_a, solved_b = pair("solved", 1)
     _, p_mcnemar = mcnemar_exact(list(solved_a == 1), list(solved_b == 1))

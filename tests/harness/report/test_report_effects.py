@@ -40,7 +40,8 @@ def condition_job(tmp_path: Path, tasks: list[str]) -> Path:
 def test_a_sweep_of_one_condition_per_job_is_paired_over_its_shared_tasks(tmp_path: Path) -> None:
     out = tmp_path / "sweep"
     # The condition's job played two tasks the control did not: dropped, and counted.
-    jobs = [control_job(tmp_path), condition_job(tmp_path, TASKS + [f"pick_and_place_simple-Cup-None-Shelf-{i}/trial_T1" for i in range(2)])]
+    extra = [f"pick_and_place_simple-Cup-None-Shelf-{i}/trial_T1" for i in range(2)]
+    jobs = [control_job(tmp_path), condition_job(tmp_path, TASKS + extra)]
     text = write_report(jobs, out).read_text()
     assert "## Effects (paired over tasks, against self_diagnosis)" in text
     effects = Effects.model_validate_json((out / EFFECTS_FILE).read_text())
@@ -65,5 +66,6 @@ def test_without_the_control_the_section_says_why_and_no_effects_json_stays(tmp_
 
 
 def test_runs_sharing_no_task_have_nothing_to_pair(tmp_path: Path) -> None:
-    text = write_report([control_job(tmp_path), condition_job(tmp_path, ["pick_and_place_simple-Cup-None-Shelf-1/trial_T1"])], tmp_path / "out").read_text()
+    elsewhere = condition_job(tmp_path, ["pick_and_place_simple-Cup-None-Shelf-1/trial_T1"])
+    text = write_report([control_job(tmp_path), elsewhere], tmp_path / "out").read_text()
     assert "No condition shares a task with self_diagnosis: nothing to pair." in text
