@@ -4,10 +4,11 @@ each), the control's absence said in a sentence, and no stale effects.json left 
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 from harness.metrics.effects import EFFECTS_FILE, Effects
-from harness.records import TrialLog, TrialRecord
+from harness.records import Manifest, TrialLog, TrialRecord, write_manifest
 from harness.report import write_report
 from tests.harness.factories import make_record
 
@@ -69,3 +70,28 @@ def test_runs_sharing_no_task_have_nothing_to_pair(tmp_path: Path) -> None:
     elsewhere = condition_job(tmp_path, ["pick_and_place_simple-Cup-None-Shelf-1/trial_T1"])
     text = write_report([control_job(tmp_path), elsewhere], tmp_path / "out").read_text()
     assert "No condition shares a task with self_diagnosis: nothing to pair." in text
+
+
+def test_rrr_is_measured_at_the_runs_similarity_threshold(tmp_path: Path) -> None:
+    # SAME against itself is 1.0; OTHERS against each other is far below 0.85 but above 0.1.
+    control, condition = control_job(tmp_path), condition_job(tmp_path, TASKS)
+    for job in (control, condition):
+        write_manifest(job, manifest_with_threshold(0.1))
+    write_report([control, condition], tmp_path / "out")
+    effects = Effects.model_validate_json((tmp_path / "out" / EFFECTS_FILE).read_text())
+    rrr = next(row for row in effects.rows if row.measure == "rrr")
+    assert (effects.similarity_threshold, rrr.condition_mean) == (0.1, 1.0)
+    write_manifest(condition, manifest_with_threshold(0.85))
+    text = write_report([control, condition], tmp_path / "mixed").read_text()
+    assert "The runs measure RRR at different similarity thresholds (0.1, 0.85): no single effect." in text
+
+
+def manifest_with_threshold(threshold: float) -> Manifest:
+    return Manifest(
+        config={"env": {"name": "alfworld"}, "metrics": {"similarity_threshold": threshold}},
+        package_versions={},
+        git_commit=None,
+        data_hashes={},
+        started_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        status="failed",
+    )
