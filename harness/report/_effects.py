@@ -37,7 +37,8 @@ def report_effects(
         return None, f"{control} is kept apart over runs of different models or domains: no single control."
     thresholds = sorted({similarity_threshold(run) for run in runs})
     if len(thresholds) > 1:
-        return None, f"The runs measure RRR at different similarity thresholds ({', '.join(map(str, thresholds))}): no single effect."
+        listed = ", ".join(map(str, thresholds))
+        return None, f"The runs measure RRR at different similarity thresholds ({listed}): no single effect."
     by_name = {run.name: run for run in runs}
     parts = [
         group_chains(
