@@ -82,3 +82,15 @@ def test_a_planted_difference_is_found_and_an_equal_condition_is_not() -> None:
     rrr = rows[("rrr", "better")]
     assert (rrr.control_mean, rrr.condition_mean, rrr.test) == (1.0, 0.0, "paired_permutation")
     assert rrr.significant and rrr.ci_low is None  # every difference is -1: no variance, no interval
+
+
+def test_with_repeats_a_task_counts_once_and_solved_shares_take_the_permutation_test() -> None:
+    records = []
+    for i in range(6):
+        for repeat in range(2):
+            records.append(record(f"t{i}", "self_diagnosis", 0, None, success=repeat == 0, repeat=repeat))
+            records.append(record(f"t{i}", "better", 0, None, success=True, repeat=repeat))
+    (row,) = effects(records).rows
+    assert (row.measure, row.n, row.test, row.discordant) == ("solved", 6, "paired_permutation", None)
+    assert (row.control_mean, row.condition_mean) == (0.5, 1.0)
+    assert row.p == pytest.approx(2 / 2**6)  # every difference +0.5: only all plus and all minus are as extreme
