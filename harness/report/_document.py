@@ -12,11 +12,13 @@ from pathlib import Path
 
 from harness.domains.registry import identity_note, mention_note
 from harness.metrics.core import SPEARMAN_CONVENTIONS, SpearmanResult
+from harness.metrics.effects import CONTROL, Effects
 from harness.metrics.fisher import PairwiseFisher
 from harness.metrics.run import ConditionReport
 from harness.records import describe_outside
 from harness.report._combine import COMBINING_RULE, ReportCondition, kept_apart
 from harness.report._cost_section import cost_section
+from harness.report._effects_section import effects_section
 from harness.report._fisher_section import fisher_section
 from harness.report._plots import RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION
 from harness.report._runs import RunData
@@ -136,14 +138,17 @@ def report_document(
     out_dir: Path,
     fisher: Sequence[PairwiseFisher],
     semantic: SemanticReport | None = None,
+    effects: tuple[Effects | None, str | None] = (None, None),
 ) -> Document:
-    """The whole report; plots are linked by file name, next to it."""
+    """The whole report; plots are linked by file name, next to it. `effects`: the paired effects against the
+    control, or None and why there are none (harness.report._effects)."""
     blocks: list[Block] = [
         Paragraph("Written by ", Code("python -m harness.report"), " from the runs' records; nothing was rerun."),
         runs_section(runs, out_dir),
         conditions_section(runs, conditions, table),
         plots_section(table),
         fisher_section(fisher),
+        effects_section(*effects, control=CONTROL),
         cost_section(runs, conditions),
     ]
     if semantic is not None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from harness.metrics.fisher import pairwise_fisher
 from harness.report._combine import as_condition_reports, combine
 from harness.report._document import report_document
+from harness.report._effects import report_effects, write_effects
 from harness.report._plots import (
     RRR_DISTRIBUTION,
     RRR_VS_TRIALS,
@@ -39,6 +40,7 @@ def write_report(
     """Read the runs, combine their conditions, draw the plots and write report.md into `out_dir`; return its path.
 
     With `embeddings`, semantic RRR at `semantic_threshold` is measured beside RRR (from the runs' trials.jsonl).
+    The paired effects against the control go into the document and into effects.json beside report.md.
     With `html`, report.html beside it: the same document, then every task's reflections trial by trial.
     `appendix` (blocks) ends both.
     """
@@ -57,8 +59,10 @@ def write_report(
         plot_semantic_vs_rrr(semantic.conditions, out_dir / SEMANTIC_VS_RRR)
     table = as_condition_reports(conditions)
     fisher = pairwise_fisher([(c.label, c.totals.solved, c.totals.tasks) for c in conditions])
+    effects = report_effects(runs, conditions)
+    write_effects(effects[0], out_dir)
     path = out_dir / REPORT_FILE
-    document = report_document(runs, conditions, table, out_dir, fisher, semantic).then(appendix)
+    document = report_document(runs, conditions, table, out_dir, fisher, semantic, effects).then(appendix)
     path.write_text(render_markdown(document))
     if html:
         write_page(run_page(document, runs, conditions), out_dir)
