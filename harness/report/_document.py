@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.domains.registry import identity_note, mention_note
-from harness.metrics.core import SPEARMAN_CONVENTIONS, SpearmanResult
+from harness.metrics.spearman import SPEARMAN_CONVENTIONS, SpearmanResult
 from harness.metrics.fisher import PairwiseFisher
 from harness.metrics.run import ConditionReport
 from harness.records import describe_outside
