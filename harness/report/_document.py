@@ -12,6 +12,7 @@ from pathlib import Path
 
 from harness.domains.registry import identity_note, mention_note
 from harness.metrics.spearman import SPEARMAN_CONVENTIONS, SpearmanResult
+from harness.metrics.curves import ThresholdCurves
 from harness.metrics.fisher import PairwiseFisher
 from harness.metrics.run import ConditionReport
 from harness.records import describe_outside
@@ -22,6 +23,7 @@ from harness.report._plots import RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_ME
 from harness.report._runs import RunData
 from harness.report._semantic import SemanticReport
 from harness.report._semantic_section import semantic_section
+from harness.report._threshold_section import report_thresholds, threshold_section
 from harness.report.document import Block, BulletList, Code, Document, Figure, Link, Paragraph, Section, Table
 from harness.report.tables import conditions_table
 
@@ -80,7 +82,8 @@ def conditions_section(
     domains = list(dict.fromkeys(run.domain for run in runs))
     notes = [n for d in domains if (n := mention_note(d))]
     identity = [n for d in domains if (n := identity_note(d))]
-    return Section("Conditions", [*conditions_table(table, notes, identity), combining_paragraph(conditions)])
+    blocks = conditions_table(table, notes, identity, report_thresholds(runs))
+    return Section("Conditions", [*blocks, combining_paragraph(conditions)])
 
 
 def _spearman(result: SpearmanResult) -> str:
@@ -136,6 +139,7 @@ def report_document(
     out_dir: Path,
     fisher: Sequence[PairwiseFisher],
     semantic: SemanticReport | None = None,
+    curves: Sequence[ThresholdCurves] = (),
 ) -> Document:
     """The whole report; plots are linked by file name, next to it."""
     blocks: list[Block] = [
@@ -143,6 +147,7 @@ def report_document(
         runs_section(runs, out_dir),
         conditions_section(runs, conditions, table),
         plots_section(table),
+        threshold_section(runs, curves, report_thresholds(runs)),
         fisher_section(fisher),
         cost_section(runs, conditions),
     ]
