@@ -41,5 +41,7 @@ def plot_threshold_curves(curves: Sequence[ThresholdCurves], path: Path, title: 
     by_similarity.set_ylabel("frozen share of tasks (0 to 1)")
     by_similarity.set_ylim(-0.03, 1.03)
     figure.suptitle(_shown(title))
-    figure.legend(loc="outside lower center", ncols=min(max(len(curves) + 1, 1), 4), fontsize=8)
+    # Long labels (a published log's path) two a row, so the legend does not widen the figure.
+    columns = 2 if any(len(curve.label) > 40 for curve in curves) else 4
+    figure.legend(loc="outside lower center", ncols=min(len(curves) + 1, columns), fontsize=8)
     return _save(figure, path)
