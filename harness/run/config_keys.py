@@ -21,6 +21,7 @@ from harness.run.config import (
     ConditionConfig,
     ExperimentConfig,
     LLMSettings,
+    MetricsSettings,
     PlantedRefusalConfig,
     ResumeSettings,
     RunConfig,
@@ -51,6 +52,7 @@ SECTION_MODELS: Level = {
     "model": [ModelConfig],
     "experiment": [ExperimentConfig],
     "llm": [LLMSettings],
+    "metrics": [MetricsSettings],
     "resume": [ResumeSettings],
     "scenario": [PlantedRefusalConfig],
 }
