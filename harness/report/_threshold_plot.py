@@ -11,9 +11,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from harness.metrics.curves import CurvePoint, ThresholdCurves
-from harness.report._plots import DPI, MARKERS, _COLORS, _save, _shown
+from harness.report._plots import DPI, MARKERS, THRESHOLD_CURVES, _COLORS, _save, _shown
 
-THRESHOLD_CURVES = "threshold_curves.png"
+__all__ = ["THRESHOLD_CURVES", "plot_threshold_curves"]
 
 
 def _shares(points: Sequence[CurvePoint]) -> list[float]:
@@ -22,7 +22,8 @@ def _shares(points: Sequence[CurvePoint]) -> list[float]:
 
 def plot_threshold_curves(curves: Sequence[ThresholdCurves], path: Path, title: str) -> Path:
     """Two panels side by side, the frozen share (0 to 1) against each threshold; a dashed line at the set value."""
-    figure = Figure(figsize=(11.0, 4.8), dpi=DPI, layout="constrained")
+    # As wide as its lines' legend needs to start with; _save grows it to fit its text.
+    figure = Figure(figsize=(max(8.0, 6.4 + 0.8 * len(curves)), 4.8), dpi=DPI, layout="constrained")
     FigureCanvasAgg(figure)
     by_similarity, by_frozen = figure.subplots(1, 2, sharey=True)
     for k, curve in enumerate(curves):
@@ -36,7 +37,7 @@ def plot_threshold_curves(curves: Sequence[ThresholdCurves], path: Path, title: 
         by_frozen.axvline(thresholds.frozen_threshold, ls="--", lw=1, color="tab:red", label="the set threshold")
         by_similarity.set_title(f"similarity threshold moving (frozen: {thresholds.frozen_rule})", fontsize=9)
         by_frozen.set_title(f"frozen threshold moving (repeat: {thresholds.repeat_rule})", fontsize=9)
-    by_similarity.set_xlabel("similarity threshold (SequenceMatcher ratio, later reflection first)")
+    by_similarity.set_xlabel("similarity threshold (ratio)")
     by_frozen.set_xlabel("frozen threshold (RRR)")
     by_similarity.set_ylabel("frozen share of tasks (0 to 1)")
     by_similarity.set_ylim(-0.03, 1.03)

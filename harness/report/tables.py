@@ -106,9 +106,9 @@ def conditions_table(
             *identity_notes,
             "Object mention: reflections naming the task's object / reflections written.",
             *(mention_notes or ["(The domain's strict and normalized rules.)"]),
-            f"A reflection repeats an earlier one at {thresholds.repeat_rule} (metrics.similarity_threshold).",
             "Average RRR is over tasks with at least two reflections (count in brackets); RRR is undefined, not 0,",
-            f"below that. Frozen: {thresholds.frozen_rule} (metrics.frozen_threshold), over tasks with a defined RRR.",
+            f"below that. Frozen: {thresholds.frozen_rule} (metrics.frozen_threshold), over tasks with a defined RRR;",
+            f"a reflection repeats an earlier one at {thresholds.repeat_rule} (metrics.similarity_threshold).",
             "With repeats, a task counts once: its RRR is the mean over its chains, and the shares of chains won and",
             "frozen are means over tasks of each task's share.",
         ]
