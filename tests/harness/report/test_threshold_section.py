@@ -10,7 +10,9 @@ from harness.metrics.run import run_metrics, write_metrics
 from harness.metrics.thresholds import Thresholds
 from harness.records import RunPlan, TrialLog, write_manifest
 from harness.report import THRESHOLD_CURVES, write_report
+from tests.harness.factories import make_record
 from tests.harness.metrics.test_repeats import two_tasks_two_repeats
+from tests.harness.metrics.test_thresholds import NEAR, SAME
 from tests.harness.report.test_report import manifest_of
 
 PLAN = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=3)
@@ -50,3 +52,31 @@ def test_a_run_without_recorded_thresholds_is_reported_at_the_defaults(tmp_path:
     (run / "metrics.json").write_text(metrics[:start] + metrics[end:])
     report = write_report([run], tmp_path / "out", html=False).read_text()
     assert "frozen (RRR >= 0.5)" in report and "0.85 (set)" in report
+
+
+def test_the_page_shows_each_repeat_as_its_own_chain(tmp_path: Path) -> None:
+    run = a_run(tmp_path / "run", Thresholds())
+    write_report([run], tmp_path / "out")
+    html = (tmp_path / "out" / "report.html").read_text()
+    for task in ("a", "b"):
+        for repeat in (0, 1):
+            assert f'data-task="{task}" data-cond="self_diagnosis, repeat {repeat}"' in html
+
+
+def near_run(run_dir: Path, thresholds: Thresholds) -> Path:
+    records = [make_record(t, r, task="near") for t, r in enumerate([SAME, NEAR])]
+    log = TrialLog(run_dir)
+    for record in records:
+        log.append(record)
+    write_manifest(run_dir, manifest_of("alfworld", ["self_diagnosis"], trials=3))
+    write_metrics(run_dir, run_metrics(records, PLAN, {"near": "SaltShaker"}, thresholds=thresholds))
+    return run_dir
+
+
+def test_the_page_marks_repeats_at_the_runs_similarity_threshold(tmp_path: Path) -> None:
+    marked = []
+    for name, thresholds in (("default", Thresholds()), ("low", Thresholds(similarity_threshold=0.7))):
+        write_report([near_run(tmp_path / name, thresholds)], tmp_path / f"out-{name}")
+        page = (tmp_path / f"out-{name}" / "report.html").read_text()
+        marked.append(page.count('class="sim rep"'))
+    assert marked[1] > marked[0]
