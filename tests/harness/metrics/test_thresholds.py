@@ -79,3 +79,13 @@ def test_frozen_in_run_selects_at_the_thresholds_it_is_given(tmp_path: Path) -> 
     assert frozen_in_run(tmp_path) == []
     assert frozen_in_run(tmp_path, frozen_threshold=0.3) == ["third"]
     assert frozen_in_run(tmp_path, similarity_threshold=0.7) == ["near"]
+
+
+def test_frozen_in_run_counts_a_task_of_repeats_by_the_mean_rrr_of_its_chains(tmp_path: Path) -> None:
+    log = TrialLog(tmp_path)
+    chains = {0: [SAME, SAME, SAME], 1: [SAME, *NEW]}  # RRR 1 and 0: the task's mean is 0.5
+    for repeat, memory in chains.items():
+        for trial, reflection in enumerate(memory):
+            log.append(make_record(trial, reflection, task="pooled").model_copy(update={"repeat": repeat}))
+    assert frozen_in_run(tmp_path) == ["pooled"]
+    assert frozen_in_run(tmp_path, frozen_threshold=0.6) == []
