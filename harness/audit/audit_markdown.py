@@ -8,14 +8,17 @@ from typing import TYPE_CHECKING
 from harness.audit.semantic_markdown import semantic_section
 from harness.audit.source_audit import AuditSpearman, SourceAudit
 from harness.audit.paper import verdict_counts
+from harness.audit.threshold_curves import CURVE_RULE
 from harness.domains.alfworld.identity import IDENTITY_NOTE
 from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, MentionCounts
 from harness.metrics.identity import IdentityCounts
+from harness.report import THRESHOLD_CURVES
 from harness.report.document import (
     Block,
     BulletList,
     Code,
     Document,
+    Figure,
     Paragraph,
     Part,
     Section,
@@ -24,6 +27,7 @@ from harness.report.document import (
     Text,
     render_markdown,
 )
+from harness.report.tables import threshold_tables
 
 if TYPE_CHECKING:  # audit_report writes this file, so a runtime import would be circular
     from harness.audit.alfworld_mention import AlfworldMention
@@ -212,6 +216,21 @@ def paper_section(report: AuditReport) -> Section:
     )
 
 
+def threshold_section(report: AuditReport) -> Section:
+    """Per domain, how its frozen share moves with each threshold: the sensitivity the paper leaves unmeasured."""
+    figure: list[Block] = [Figure("Frozen share per published log as each threshold moves", THRESHOLD_CURVES)]
+    blocks: list[Block] = [
+        Paragraph(
+            f"The share of tasks whose memory is frozen as the similarity threshold moves (frozen at RRR >= "
+            f"{FROZEN_THRESHOLD}) and as the frozen threshold moves (repeat at ratio >= {SIMILARITY_THRESHOLD}). "
+            f"{CURVE_RULE}"
+        ),
+        *(figure if report.threshold_curves else []),
+        *threshold_tables(report.threshold_curves, "domain: log"),
+    ]
+    return Section("Threshold curves", blocks)
+
+
 def audit_document(report: AuditReport) -> Document:
     """The whole audit, as audit.md and the top of audit.html render it."""
     blocks: list[Block] = [
@@ -226,6 +245,7 @@ def audit_document(report: AuditReport) -> Document:
         Section("Conventions", [BulletList(CONVENTIONS)]),
         Section("Sources", [sources_table(report.sources)]),
         mention_section(report),
+        threshold_section(report),
     ]
     if report.semantic is not None:
         blocks.append(semantic_section(report.semantic))

@@ -22,7 +22,10 @@ from harness.audit.semantic_audit import SemanticAudit, semantic_audit
 from harness.audit.source_audit import SourceAudit, source_audit
 from harness.audit.sources import DEFAULT_ROOT, PublishedSource, discover_sources, load_source
 from harness.audit.task_rrr import task_rrrs
+from harness.audit.threshold_curves import audit_curves
+from harness.metrics.curves import ThresholdCurves
 from harness.metrics.semantic import SEMANTIC_THRESHOLD, EmbeddingCache
+from harness.report import THRESHOLD_CURVES, plot_threshold_curves
 
 PROJECT_ROOT = DEFAULT_ROOT.parents[1]
 DEFAULT_OUT = PROJECT_ROOT / "results" / "audit"
@@ -54,6 +57,9 @@ class AuditReport(BaseModel):
     semantic: SemanticAudit | None = Field(None, description="Semantic RRR beside difflib's; None unless asked for.")
     paper: list[ClaimCheck] = Field(
         default_factory=list, description="The paper against its logs: each of its figures, recomputed, with a verdict."
+    )
+    threshold_curves: list[ThresholdCurves] = Field(
+        default_factory=list, description="Per domain, its Table 1 log's frozen share as each threshold moves."
     )
 
 
@@ -116,12 +122,16 @@ def run_audit(
         object_mention=mentions,
         semantic=None if embeddings is None else semantic_audit(measured, embeddings, semantic_threshold),
         paper=paper_checks(evidence),
+        threshold_curves=audit_curves([(source.name, tasks, rated) for source, tasks, rated in measured]),
     )
 
 
 def write_audit(report: AuditReport, out_dir: Path) -> tuple[Path, Path]:
-    """Write audit.json and audit.md into `out_dir` (created if needed); return both paths."""
+    """Write audit.json and audit.md (and the threshold-curve plot it shows) into `out_dir` (created if needed);
+    return the two paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    if report.threshold_curves:
+        plot_threshold_curves(report.threshold_curves, out_dir / THRESHOLD_CURVES, "Frozen share per published log")
     json_path, md_path = out_dir / AUDIT_JSON, out_dir / AUDIT_MD
     json_path.write_text(report.model_dump_json(indent=2) + "\n")
     md_path.write_text(audit_markdown(report))

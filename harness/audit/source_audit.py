@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.audit.task_rrr import TaskRRR
-from harness.metrics.core import SPEARMAN_CONVENTIONS, SpearmanConvention, SpearmanResult, spearman_rrr_vs_trials
+from harness.metrics.spearman import SPEARMAN_CONVENTIONS, SpearmanConvention, SpearmanResult, spearman_rrr_vs_trials
 
 
 class AuditSpearman(SpearmanResult):

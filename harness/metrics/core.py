@@ -8,9 +8,9 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harness.metrics.identity import IdentityCounts, IdentityShares, identity_shares
 from harness.records import TrialRecord
@@ -25,11 +25,12 @@ MentionVariant = Literal["strict", "normalized"]
 
 
 def similarity(reflection: str, earlier: str) -> float:
-    """difflib's ratio at its defaults, with the later reflection first, as the study defined it.
+    """difflib's ratio at its defaults, with the later reflection first: a documented choice the study leaves unstated.
 
-    The order matters: autojunk (on by default) drops characters that are frequent in the
-    *second* string once it has 200 or more characters, so ratio(a, b) and ratio(b, a) can
-    differ widely for long texts.
+    The order matters: autojunk (on, difflib's default) drops characters that are frequent in the *second* string
+    once it has 200 or more characters, so ratio(a, b) and ratio(b, a) can differ widely for long texts. Measured on
+    the published logs (harness/audit/paper.py): arguments swapped, ALFWorld's frozen tasks go 16 -> 15 and
+    WebShop's 55 -> 56; autojunk off, WebShop 55 -> 57 and HumanEval 4 -> 5.
     """
     return difflib.SequenceMatcher(None, reflection, earlier).ratio()
 
@@ -72,14 +73,26 @@ class EarlierMatch(BaseModel):
 
     index: int = Field(ge=0, description="0-based position of the earlier reflection in the memory.")
     similarity: float = Field(ge=0, le=1, description="similarity(later, earlier), the direction RRR uses.")
+    threshold: float = Field(SIMILARITY_THRESHOLD, gt=0, le=1, description="The run's similarity threshold.")
 
     @property
     def repeats(self) -> bool:
         """The later reflection counts as repeating in RRR: its most similar earlier one is >= the threshold."""
-        return self.similarity >= SIMILARITY_THRESHOLD
+        return self.similarity >= self.threshold
 
 
-def most_similar_earlier(memory: Sequence[str]) -> list[EarlierMatch | None]:
+def rrr_of_matches(matches: Sequence[EarlierMatch | None], threshold: float) -> float | None:
+    """RRR from `most_similar_earlier`'s matches at any threshold: equal to `reflection_repetition_rate` at it, so a
+    memory's ratios are computed once for many thresholds."""
+    later = matches[1:]
+    if not later:
+        return None
+    return sum(m is not None and m.similarity >= threshold for m in later) / len(later)
+
+
+def most_similar_earlier(
+    memory: Sequence[str], threshold: float = SIMILARITY_THRESHOLD
+) -> list[EarlierMatch | None]:
     """For each reflection, the earlier one it is most similar to (ties: the earliest); None for the first.
 
     A reflection repeats in `reflection_repetition_rate` exactly when its match `repeats`: both compare the same
@@ -103,14 +116,14 @@ def most_similar_earlier(memory: Sequence[str]) -> list[EarlierMatch | None]:
                 break
             ratio = matchers[j].ratio()
             if best is None or ratio > best.similarity or (ratio == best.similarity and j < best.index):
-                best = EarlierMatch(index=j, similarity=ratio)
+                best = EarlierMatch(index=j, similarity=ratio, threshold=threshold)
         matches.append(best)
     return matches
 
 
-def is_frozen(rrr: float | None) -> bool:
-    """Frozen memory: RRR >= 0.5. An undefined RRR (fewer than two reflections) is not frozen."""
-    return rrr is not None and rrr >= FROZEN_THRESHOLD
+def is_frozen(rrr: float | None, threshold: float = FROZEN_THRESHOLD) -> bool:
+    """Frozen memory: RRR >= the threshold (0.5 by default). An undefined RRR (fewer than two reflections) is not."""
+    return rrr is not None and rrr >= threshold
 
 
 # Splits CamelCase object names into words, keeping acronyms whole: "SaltShaker" -> Salt, Shaker;
@@ -212,25 +225,44 @@ def object_mention(reflections: Sequence[str], target_object: str) -> MentionCou
     )
 
 
+def _one_chain_shares(data: Any, shares: dict[str, str], total: str | None = None) -> Any:
+    """metrics.json written before repeats has one chain per task: each share follows from its count."""
+    if not isinstance(data, dict):
+        return data
+    denominator = max(data.get(total, 1), 1) if total else 1
+    return {share: float(data.get(count, 0)) / denominator for share, count in shares.items()} | data
+
+
 class TaskMetrics(BaseModel):
-    """Metrics of one task under one condition, over all its recorded trials."""
+    """Metrics of one task under one condition, over all its recorded trials: one chain (a repeat of the task), or
+    its chains pooled (harness.metrics.repeats), the task counted once."""
 
     model_config = ConfigDict(frozen=True)
 
     task_id: str = Field(description="Game folder name or problem id.")
     condition: str = Field(description="Condition name.")
     target_object: str = Field(description="What object mention looks for, e.g. 'SaltShaker' or 'a failed test case'.")
-    trials: int = Field(ge=1, description="Trials recorded for the task.")
-    reflections: int = Field(ge=0, description="Reflections written, |M|.")
-    rrr: float | None = Field(description="Reflection repetition rate; None when fewer than two reflections.")
-    frozen: bool = Field(description="rrr >= 0.5; False when rrr is None.")
-    solved: bool = Field(description="Some recorded trial was won.")
-    solved_trial: int | None = Field(description="0-based index of the first won trial, or None.")
+    repeats: int = Field(1, ge=1, description="Chains of trials pooled here (experiment.repeats); 1 for one chain.")
+    trials: int = Field(ge=1, description="Trials recorded for the task, over its chains.")
+    reflections: int = Field(ge=0, description="Reflections written, |M|, over its chains.")
+    rrr: float | None = Field(
+        description="Reflection repetition rate of the chain (with repeats: the mean over chains where it is "
+        "defined); None when no chain has two reflections."
+    )
+    frozen: bool = Field(description="rrr >= the frozen threshold (0.5 by default); False when rrr is None.")
+    solved: bool = Field(description="Some recorded trial (of some chain) was won.")
+    solved_trial: int | None = Field(description="0-based index of the first won trial (earliest of its chains).")
+    solved_share: float = Field(ge=0, le=1, description="Share of the task's chains won: 0 or 1 with one chain.")
+    frozen_share: float = Field(ge=0, le=1, description="Share of the task's chains frozen: 0 or 1 with one chain.")
     mentions: MentionCounts = Field(description="Reflections naming the target object.")
     identity: IdentityCounts | None = Field(
         None, description="Reflections by task-identity label (on_task, off_task, vacuous); None without a rule."
     )
     malformed: int = Field(0, ge=0, description="Answers the grounded_template parser rejected (0 for other sources).")
+
+    _shares = model_validator(mode="before")(
+        classmethod(lambda cls, data: _one_chain_shares(data, {"solved_share": "solved", "frozen_share": "frozen"}))
+    )
 
 
 def _malformed(record: TrialRecord) -> bool:
@@ -243,8 +275,11 @@ def task_metrics(
     target_object: str,
     mentions: MentionCounts | None = None,
     identity: IdentityCounts | None = None,
+    similarity_threshold: float = SIMILARITY_THRESHOLD,
+    frozen_threshold: float = FROZEN_THRESHOLD,
 ) -> TaskMetrics:
-    """Metrics from the records of one task under one condition (any order; sorted by trial here).
+    """Metrics from the records of one chain: one task under one condition in one repeat (any order; sorted by
+    trial here).
 
     The memory M is every reflection written, in trial order, not only the actor's window. Object mention
     is counted by name (ALFWorld's rule) unless the domain counted it already (`mentions`); `identity` is the
@@ -252,15 +287,15 @@ def task_metrics(
     """
     if not records:
         raise ValueError("task_metrics needs at least one record.")
-    keys = {(r.task_id, r.condition) for r in records}
+    keys = {(r.task_id, r.condition, r.repeat) for r in records}
     if len(keys) > 1:
-        raise ValueError(f"records of one task and condition expected, got {sorted(keys)}.")
+        raise ValueError(f"records of one task and condition, in one repeat, expected, got {sorted(keys)}.")
     ordered = sorted(records, key=lambda r: r.trial)
     trials = [r.trial for r in ordered]
     if len(set(trials)) != len(trials):
         raise ValueError(f"trial indices repeat in the records of {ordered[0].task_id}: {trials}.")
     memory = [r.reflection for r in ordered if r.reflection is not None]
-    rrr = reflection_repetition_rate(memory)
+    rrr = reflection_repetition_rate(memory, similarity_threshold)
     won = [r.trial for r in ordered if r.success]
     return TaskMetrics(
         task_id=ordered[0].task_id,
@@ -269,9 +304,11 @@ def task_metrics(
         trials=len(ordered),
         reflections=len(memory),
         rrr=rrr,
-        frozen=is_frozen(rrr),
+        frozen=is_frozen(rrr, frozen_threshold),
         solved=bool(won),
         solved_trial=won[0] if won else None,
+        solved_share=float(bool(won)),
+        frozen_share=float(is_frozen(rrr, frozen_threshold)),
         mentions=mentions if mentions is not None else object_mention(memory, target_object),
         identity=identity,
         malformed=sum(_malformed(r) for r in ordered),
@@ -284,15 +321,18 @@ class ConditionMetrics(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     condition: str = Field(description="Condition name.")
-    tasks: int = Field(ge=1, description="Tasks played under the condition.")
-    solved: int = Field(ge=0, description="Tasks won within the trial budget.")
+    tasks: int = Field(ge=1, description="Tasks played under the condition, each counted once however many repeats.")
+    repeats: int = Field(1, ge=1, description="Most chains (experiment.repeats) of any task; 1 without repeats.")
+    solved: int = Field(ge=0, description="Tasks won within the trial budget (in some chain).")
     rrr_defined: int = Field(ge=0, description="Tasks with at least two reflections, so a defined RRR.")
     mean_rrr: float | None = Field(description="Mean RRR under `mean_rrr_convention`; None when no RRR is defined.")
     mean_rrr_convention: Literal["over_defined_only"] = Field(
         "over_defined_only",
         description="Tasks with an undefined RRR are left out of the mean, never counted as 0.",
     )
-    frozen: int = Field(ge=0, description="Tasks whose memory is frozen (RRR >= 0.5).")
+    frozen: int = Field(ge=0, description="Tasks whose memory is frozen (their RRR >= the frozen threshold).")
+    solved_share: float = Field(ge=0, le=1, description="Mean over tasks of each one's share of chains won.")
+    frozen_share: float = Field(ge=0, le=1, description="Mean over tasks of each one's share of chains frozen.")
     mentions: MentionCounts = Field(description="Object mentions summed over every task's reflections.")
     identity: IdentityShares | None = Field(
         None,
@@ -301,9 +341,15 @@ class ConditionMetrics(BaseModel):
     )
     malformed: int = Field(0, ge=0, description="Answers the grounded_template parser rejected, over all tasks.")
 
+    _shares = model_validator(mode="before")(
+        classmethod(
+            lambda cls, data: _one_chain_shares(data, {"solved_share": "solved", "frozen_share": "frozen"}, "tasks")
+        )
+    )
+
 
 def condition_metrics(per_task: Sequence[TaskMetrics]) -> ConditionMetrics:
-    """Aggregate the per-task metrics of one condition."""
+    """Aggregate the per-task metrics of one condition (one entry per task: repeats pooled already)."""
     if not per_task:
         raise ValueError("condition_metrics needs at least one task.")
     conditions = {t.condition for t in per_task}
@@ -316,52 +362,14 @@ def condition_metrics(per_task: Sequence[TaskMetrics]) -> ConditionMetrics:
     return ConditionMetrics(
         condition=per_task[0].condition,
         tasks=len(per_task),
+        repeats=max(t.repeats for t in per_task),
         solved=sum(t.solved for t in per_task),
         rrr_defined=len(defined),
         mean_rrr=sum(defined) / len(defined) if defined else None,
         frozen=sum(t.frozen for t in per_task),
+        solved_share=sum(t.solved_share for t in per_task) / len(per_task),
+        frozen_share=sum(t.frozen_share for t in per_task) / len(per_task),
         mentions=sum((t.mentions for t in per_task), MentionCounts(reflections=0, strict=0, normalized=0)),
         identity=identity_shares(sum(labelled, IdentityCounts())) if labelled else None,
         malformed=sum(t.malformed for t in per_task),
     )
-
-
-SpearmanConvention = Literal["tasks_with_rrr", "tasks_with_memory_rrr0"]
-SPEARMAN_CONVENTIONS: dict[SpearmanConvention, str] = {
-    "tasks_with_rrr": "tasks with >= 2 reflections (RRR defined)",
-    "tasks_with_memory_rrr0": "tasks with >= 1 reflection, RRR taken as 0 where there is exactly one",
-}
-
-
-class SpearmanResult(BaseModel):
-    """Spearman correlation of RRR with the trials a task took, under one convention."""
-
-    model_config = ConfigDict(frozen=True)
-
-    convention: SpearmanConvention = Field(description="Which tasks count, and how a single reflection counts.")
-    n: int = Field(ge=0, description="Tasks in the correlation.")
-    rho: float | None = Field(description="Spearman's rho; None when n < 3 or either variable is constant.")
-    p: float | None = Field(description="Two-sided p-value from scipy.stats.spearmanr; None with rho.")
-
-
-def spearman_rrr_vs_trials(
-    pairs: Sequence[tuple[float | None, int, int]], convention: SpearmanConvention
-) -> SpearmanResult:
-    """Spearman of RRR against trials played, from (rrr, reflections, trials) per task.
-
-    Trials played is the first won trial + 1, or every trial run for an unsolved task (censored at
-    the budget), which is what "trials to solve" can mean for a task that never was.
-    """
-    from scipy.stats import spearmanr
-
-    if convention == "tasks_with_rrr":
-        points = [(rrr, trials) for rrr, reflections, trials in pairs if rrr is not None]
-    elif convention == "tasks_with_memory_rrr0":
-        points = [(0.0 if rrr is None else rrr, trials) for rrr, reflections, trials in pairs if reflections >= 1]
-    else:
-        raise ValueError(f"unknown convention {convention!r}; accepted: {', '.join(SPEARMAN_CONVENTIONS)}.")
-    xs, ys = [x for x, _ in points], [y for _, y in points]
-    if len(points) < 3 or len(set(xs)) < 2 or len(set(ys)) < 2:
-        return SpearmanResult(convention=convention, n=len(points), rho=None, p=None)
-    result = spearmanr(xs, ys)
-    return SpearmanResult(convention=convention, n=len(points), rho=float(result.statistic), p=float(result.pvalue))

@@ -8,16 +8,16 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.metrics.core import (
-    SPEARMAN_CONVENTIONS,
     ConditionMetrics,
     MentionCounts,
-    SpearmanResult,
     TaskMetrics,
     condition_metrics,
-    spearman_rrr_vs_trials,
     task_metrics,
 )
+from harness.metrics.spearman import SPEARMAN_CONVENTIONS, SpearmanResult, spearman_rrr_vs_trials
 from harness.metrics.identity import IdentityCounts, identity_counts
+from harness.metrics.repeats import pool_repeats, spearman_pairs
+from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from harness.records import OutsidePlan, RunPlan, TrialRecord, split_by_plan
 from harness.records.identity import ReflectionIdentity
 
@@ -43,6 +43,10 @@ class RunMetrics(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     trial_budget: int = Field(ge=1, description="Trials per task in the run's config.")
+    thresholds: Thresholds = Field(
+        default_factory=Thresholds,
+        description="The similarity and frozen thresholds measured at (the defaults for a file written before them).",
+    )
     rrr_convention: str = Field(
         "RRR is undefined for a task with fewer than two reflections; means are over tasks where it is defined.",
     )
@@ -68,26 +72,36 @@ def condition_report(
     targets: Mapping[str, str],
     mentions: MentionCounter | None = None,
     identity: IdentityRule | None = None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
 ) -> ConditionReport:
     """Metrics of one condition; `targets` maps each task id to its target object, `mentions` counts object
     mention over one task's records when the domain has its own rule (HumanEval's failed test cases), `identity`
-    labels each reflection's task identity (None: the domain has no identity rule)."""
+    labels each reflection's task identity (None: the domain has no identity rule).
+
+    Each (task, repeat) is a chain measured on its own; a task's chains are pooled (`pool_repeats`), so the task
+    counts once."""
     mine = [r for r in records if r.condition == condition]
     if not mine:
         raise ValueError(f"no record of condition {condition!r}.")
-    by_task: dict[str, list[TrialRecord]] = {}
+    by_chain: dict[str, dict[int, list[TrialRecord]]] = {}
     for record in mine:
-        by_task.setdefault(record.task_id, []).append(record)
-    tasks = [
-        task_metrics(
-            by_task[task],
+        by_chain.setdefault(record.task_id, {}).setdefault(record.repeat, []).append(record)
+
+    def chain(task: str, chain_records: list[TrialRecord]) -> TaskMetrics:
+        return task_metrics(
+            chain_records,
             targets[task],
-            mentions(by_task[task]) if mentions else None,
-            task_identity(by_task[task], identity) if identity else None,
+            mentions(chain_records) if mentions else None,
+            task_identity(chain_records, identity) if identity else None,
+            thresholds.similarity_threshold,
+            thresholds.frozen_threshold,
         )
-        for task in sorted(by_task)
+
+    tasks = [
+        pool_repeats([chain(task, by_chain[task][k]) for k in sorted(by_chain[task])], thresholds.frozen_threshold)
+        for task in sorted(by_chain)
     ]
-    pairs = [(t.rrr, t.reflections, t.trials) for t in tasks]
+    pairs = spearman_pairs(tasks)
     return ConditionReport(
         condition=condition,
         actor_model=mine[0].actor_model,
@@ -104,14 +118,19 @@ def run_metrics(
     targets: Mapping[str, str],
     mentions: MentionCounter | None = None,
     identity: IdentityRule | None = None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
 ) -> RunMetrics:
-    """One report per condition of the plan that has records, in the plan's order; records outside the plan are
-    named, not counted (`targets` need only cover the plan's tasks)."""
+    """One report per condition of the plan that has records, in the plan's order, measured at `thresholds` (the
+    run's `metrics` settings); records outside the plan are named, not counted (`targets` need only cover the plan's
+    tasks)."""
     held, outside = split_by_plan(records, plan)
     present = {r.condition for r in held}
     return RunMetrics(
         trial_budget=plan.trials,
-        conditions=[condition_report(held, c, targets, mentions, identity) for c in plan.conditions if c in present],
+        thresholds=thresholds,
+        conditions=[
+            condition_report(held, c, targets, mentions, identity, thresholds) for c in plan.conditions if c in present
+        ],
         outside_plan=outside,
     )
 

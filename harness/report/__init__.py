@@ -4,6 +4,7 @@ from harness.report._combine import COMBINING_RULE, ReportCondition, combine
 from harness.report._report import REPORT_FILE, write_report
 from harness.report._runs import ReportInputError, RunData, load_runs
 from harness.report._stats import Share
+from harness.report._threshold_plot import THRESHOLD_CURVES, plot_threshold_curves
 
 __all__ = [
     "COMBINING_RULE",
@@ -12,7 +13,9 @@ __all__ = [
     "ReportInputError",
     "RunData",
     "Share",
+    "THRESHOLD_CURVES",
     "combine",
     "load_runs",
+    "plot_threshold_curves",
     "write_report",
 ]

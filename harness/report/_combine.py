@@ -12,13 +12,9 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.metrics.core import (
-    SPEARMAN_CONVENTIONS,
-    ConditionMetrics,
-    TaskMetrics,
-    condition_metrics,
-    spearman_rrr_vs_trials,
-)
+from harness.metrics.core import ConditionMetrics, TaskMetrics, condition_metrics
+from harness.metrics.repeats import spearman_pairs
+from harness.metrics.spearman import SPEARMAN_CONVENTIONS, spearman_rrr_vs_trials
 from harness.report._runs import RunData
 from harness.metrics.run import ConditionReport
 
@@ -100,7 +96,7 @@ def as_condition_reports(conditions: Sequence[ReportCondition]) -> list[Conditio
     """The combined conditions in the shape harness.report.tables draws, each named by its label."""
     reports = []
     for c in conditions:
-        pairs = [(t.rrr, t.reflections, t.trials) for t in c.tasks]
+        pairs = spearman_pairs(c.tasks)
         reports.append(
             ConditionReport(
                 condition=c.label,

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.domains.registry import identity_note, mention_note
-from harness.metrics.core import SPEARMAN_CONVENTIONS, SpearmanResult
+from harness.metrics.curves import ThresholdCurves
 from harness.metrics.effects import CONTROL, Effects
+from harness.metrics.spearman import SPEARMAN_CONVENTIONS, SpearmanResult
 from harness.metrics.fisher import PairwiseFisher
 from harness.metrics.run import ConditionReport
 from harness.records import describe_outside
@@ -24,6 +25,7 @@ from harness.report._plots import RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_ME
 from harness.report._runs import RunData
 from harness.report._semantic import SemanticReport
 from harness.report._semantic_section import semantic_section
+from harness.report._threshold_section import report_thresholds, threshold_section
 from harness.report.document import Block, BulletList, Code, Document, Figure, Link, Paragraph, Section, Table
 from harness.report.tables import conditions_table
 
@@ -82,7 +84,8 @@ def conditions_section(
     domains = list(dict.fromkeys(run.domain for run in runs))
     notes = [n for d in domains if (n := mention_note(d))]
     identity = [n for d in domains if (n := identity_note(d))]
-    return Section("Conditions", [*conditions_table(table, notes, identity), combining_paragraph(conditions)])
+    blocks = conditions_table(table, notes, identity, report_thresholds(runs))
+    return Section("Conditions", [*blocks, combining_paragraph(conditions)])
 
 
 def _spearman(result: SpearmanResult) -> str:
@@ -139,6 +142,7 @@ def report_document(
     fisher: Sequence[PairwiseFisher],
     semantic: SemanticReport | None = None,
     effects: tuple[Effects | None, str | None] = (None, None),
+    curves: Sequence[ThresholdCurves] = (),
 ) -> Document:
     """The whole report; plots are linked by file name, next to it. `effects`: the paired effects against the
     control, or None and why there are none (harness.report._effects)."""
@@ -147,6 +151,7 @@ def report_document(
         runs_section(runs, out_dir),
         conditions_section(runs, conditions, table),
         plots_section(table),
+        threshold_section(runs, curves, report_thresholds(runs)),
         fisher_section(fisher),
         effects_section(*effects, control=CONTROL),
         cost_section(runs, conditions),

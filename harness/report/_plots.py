@@ -27,7 +27,9 @@ from harness.report.document import visible
 RRR_DISTRIBUTION = "rrr_distribution.png"
 RRR_VS_TRIALS = "rrr_vs_trials.png"
 SOLVED_AND_MENTION = "solved_and_mention.png"
-PLOT_FILES = (RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION)
+THRESHOLD_CURVES = "threshold_curves.png"
+"""Drawn by harness.report._threshold_plot, from the runs' records."""
+PLOT_FILES = (RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION, THRESHOLD_CURVES)
 SEMANTIC_VS_RRR = "semantic_vs_rrr.png"
 """Drawn only when the report is asked for semantic RRR."""
 

@@ -22,6 +22,8 @@ from harness.report._plots import (
 from harness.report._runs import ReportInputError, load_runs
 from harness.report._semantic import semantic_report
 from harness.report._stats import condition_shares
+from harness.report._threshold_plot import THRESHOLD_CURVES, plot_threshold_curves
+from harness.report._threshold_section import condition_curves, report_thresholds
 from harness.report.document import Block, render_markdown
 from harness.report.html import run_page, write_page
 from harness.metrics.semantic import SEMANTIC_THRESHOLD, EmbeddingCache
@@ -57,12 +59,15 @@ def write_report(
     plot_solved_and_mention(conditions, [condition_shares(c) for c in conditions], out_dir / SOLVED_AND_MENTION)
     if semantic is not None:
         plot_semantic_vs_rrr(semantic.conditions, out_dir / SEMANTIC_VS_RRR)
+    curves = condition_curves(runs, conditions, report_thresholds(runs))
+    if curves:
+        plot_threshold_curves(curves, out_dir / THRESHOLD_CURVES, "Frozen share of tasks per condition")
     table = as_condition_reports(conditions)
     fisher = pairwise_fisher([(c.label, c.totals.solved, c.totals.tasks) for c in conditions])
     effects = report_effects(runs, conditions)
     write_effects(effects[0], out_dir)
     path = out_dir / REPORT_FILE
-    document = report_document(runs, conditions, table, out_dir, fisher, semantic, effects).then(appendix)
+    document = report_document(runs, conditions, table, out_dir, fisher, semantic, effects, curves).then(appendix)
     path.write_text(render_markdown(document))
     if html:
         write_page(run_page(document, runs, conditions), out_dir)

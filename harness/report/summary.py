@@ -106,7 +106,7 @@ def summary_document(summary: RunSummary, metrics: RunMetrics, config: RunConfig
         f"Run summary: {names} on {config.env.name}",
         [
             BulletList(items),
-            Section("Conditions", conditions_table(metrics.conditions, notes, identity)),
+            Section("Conditions", conditions_table(metrics.conditions, notes, identity, metrics.thresholds)),
             Section("Reflection repetition per task", rrr_grid(metrics.conditions)),
             Section("Tokens and estimated cost", usage_table(usage, prices)),
         ],

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.metrics.core import MentionCounts
+from harness.metrics.curves import CurvePoint, ThresholdCurves
 from harness.metrics.identity import IdentityShares, LabelShare
 from harness.metrics.run import ConditionReport
+from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from harness.report.document import Block, Paragraph, Table
 
 CONDITIONS_HEADER = [
@@ -22,6 +24,11 @@ CONDITIONS_HEADER = [
     "frozen",
     "malformed answers",
 ]
+
+
+def conditions_header(thresholds: Thresholds) -> list[str]:
+    """The condition table's header, its frozen column named with the rule: "frozen (RRR >= 0.5)"."""
+    return [f"frozen ({thresholds.frozen_rule})" if name == "frozen" else name for name in CONDITIONS_HEADER]
 
 
 def _ratio(numerator: int, denominator: int) -> str:
@@ -55,26 +62,43 @@ def _models(report: ConditionReport) -> str:
     return f"{report.actor_model} / {report.reflector_model}"
 
 
+def _solved(report: ConditionReport) -> str:
+    """solved / tasks; with repeats, the mean share of each task's chains won beside it."""
+    t = report.totals
+    pooled = f"; chains won {t.solved_share:.0%} (mean over tasks; {t.repeats} repeats)" if t.repeats > 1 else ""
+    return _ratio(t.solved, t.tasks) + pooled
+
+
+def _frozen(report: ConditionReport) -> str:
+    t = report.totals
+    pooled = f"; chains frozen {t.frozen_share:.0%} (mean over tasks)" if t.repeats > 1 else ""
+    return f"{t.frozen}/{t.rrr_defined}{pooled}"
+
+
 def _condition_row(report: ConditionReport) -> list[str]:
     t = report.totals
     return [
         report.condition,
         _models(report),
-        _ratio(t.solved, t.tasks),
+        _solved(report),
         *_identity(t.identity),
         _mention(t.mentions, "strict"),
         _mention(t.mentions, "normalized"),
         f"{_rrr(t.mean_rrr)} ({t.rrr_defined})",
-        f"{t.frozen}/{t.rrr_defined}",
+        _frozen(report),
         str(t.malformed),
     ]
 
 
 def conditions_table(
-    reports: Sequence[ConditionReport], mention_notes: Sequence[str], identity_notes: Sequence[str] = ()
+    reports: Sequence[ConditionReport],
+    mention_notes: Sequence[str],
+    identity_notes: Sequence[str] = (),
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
 ) -> list[Block]:
     """One row per condition: solved, the task-identity labels, object mention (strict and normalized), average RRR,
-    frozen, malformed; under it, `identity_notes` and `mention_notes`: each domain's rules in a sentence."""
+    frozen, malformed; under it, `identity_notes` and `mention_notes`: each domain's rules in a sentence, and the
+    thresholds the figures were measured at."""
     note = " ".join(
         [
             "On task, off task, vacuous: reflections by task-identity label / reflections written (share; 95% Wilson "
@@ -83,10 +107,14 @@ def conditions_table(
             "Object mention: reflections naming the task's object / reflections written.",
             *(mention_notes or ["(The domain's strict and normalized rules.)"]),
             "Average RRR is over tasks with at least two reflections (count in brackets); RRR is undefined, not 0,",
-            "below that. Frozen: RRR >= 0.5, over tasks with a defined RRR.",
+            f"below that. Frozen: {thresholds.frozen_rule} (metrics.frozen_threshold), over tasks with a defined RRR;",
+            f"a reflection repeats an earlier one at {thresholds.repeat_rule} (metrics.similarity_threshold).",
+            "With repeats, a task counts once: its RRR is the mean over its chains, and the shares of chains won and",
+            "frozen are means over tasks of each task's share.",
         ]
     )
-    return [Table(CONDITIONS_HEADER, [_condition_row(report) for report in reports]), Paragraph(note)]
+    rows = [_condition_row(report) for report in reports]
+    return [Table(conditions_header(thresholds), rows), Paragraph(note)]
 
 
 def rrr_grid(reports: Sequence[ConditionReport]) -> list[Block]:
@@ -96,9 +124,40 @@ def rrr_grid(reports: Sequence[ConditionReport]) -> list[Block]:
     for report in reports:
         for task in report.tasks:
             solved = f", S@{task.solved_trial}" if task.solved_trial is not None else ""
+            solved += f", {task.repeats} repeats" if task.repeats > 1 else ""
             cells.setdefault(task.task_id, {})[report.condition] = f"{_rrr(task.rrr)} ({task.reflections}{solved})"
     rows = [[task_id, *(cells[task_id].get(c, "-") for c in conditions)] for task_id in sorted(cells)]
     return [
         Table(["task", *conditions], rows),
         Paragraph("Each cell: RRR (reflections written, S@t when solved in 0-based trial t)."),
+    ]
+
+
+def _curve_cell(point: CurvePoint, tasks: int) -> str:
+    if point.frozen_share is None:
+        return "n/a"
+    count = f"{point.frozen_tasks:g}" if point.frozen_tasks.is_integer() else f"{point.frozen_tasks:.2f}"
+    return f"{point.frozen_share:.2f} ({count}/{tasks})"
+
+
+def _curve_table(curves: Sequence[ThresholdCurves], first: str, moving: str) -> Table:
+    points = [getattr(c, moving) for c in curves]
+    thresholds = curves[0].thresholds
+    set_value = thresholds.similarity_threshold if moving == "similarity" else thresholds.frozen_threshold
+    values = [getattr(p, f"{moving}_threshold") for p in points[0]]
+    header = [first, *(f"{v:g} (set)" if v == set_value else f"{v:g}" for v in values)]
+    return Table(header, [[c.label, *(_curve_cell(p, c.tasks) for p in ps)] for c, ps in zip(curves, points)])
+
+
+def threshold_tables(curves: Sequence[ThresholdCurves], first: str) -> list[Block]:
+    """The threshold curves as data: the frozen share of tasks (frozen tasks / tasks) at each similarity threshold,
+    then at each frozen threshold, one row per curve (`first` names the rows: condition, domain)."""
+    if not curves:
+        return [Paragraph("No reflections to draw threshold curves from.")]
+    thresholds = curves[0].thresholds
+    return [
+        Paragraph(f"Frozen share of tasks as the similarity threshold moves (frozen: {thresholds.frozen_rule}):"),
+        _curve_table(curves, first, "similarity"),
+        Paragraph(f"Frozen share of tasks as the frozen threshold moves (repeat: {thresholds.repeat_rule}):"),
+        _curve_table(curves, first, "frozen"),
     ]

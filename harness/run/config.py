@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union, get_args
 
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, ValidationError, field_validator
 
 from harness.domains.alfworld.config import AlfworldEnvConfig
 from harness.domains.hotpotqa.config import PROTOCOL_MEMORY_WINDOW as HOTPOTQA_MEMORY_WINDOW
@@ -90,10 +90,12 @@ class SamplingSettings(_Strict):
 class MetricsSettings(_Strict):
     """The thresholds the repetition measures use: the study's empirical choices by default."""
 
-    similarity_threshold: float = Field(
+    similarity_threshold: StrictFloat = Field(
         0.85, gt=0.0, le=1.0, description="A reflection repeats an earlier one at this SequenceMatcher ratio or more."
     )
-    frozen_threshold: float = Field(0.5, gt=0.0, le=1.0, description="A task's memory is frozen at this RRR or more.")
+    frozen_threshold: StrictFloat = Field(
+        0.5, gt=0.0, le=1.0, description="A task's memory is frozen at this RRR or more."
+    )
 
 
 class PlantedRefusalConfig(_Strict):

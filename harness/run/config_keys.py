@@ -53,6 +53,7 @@ SECTION_MODELS: Level = {
     "model": [ModelConfig],
     "experiment": [ExperimentConfig],
     "llm": [LLMSettings],
+    "metrics": [MetricsSettings],
     "resume": [ResumeSettings],
     "sampling": [SamplingSettings],
     "metrics": [MetricsSettings],

@@ -13,6 +13,7 @@ from harness.llm import CacheStore
 from harness.llm.pool import LLMPool
 from harness.metrics.cost import condition_prices
 from harness.metrics.run import run_metrics, write_metrics
+from harness.metrics.thresholds import Thresholds
 from harness.records import Manifest, RunPlan, TrialLog, write_manifest
 from harness.reflection import ReflectionSource, get_source
 from harness.report import write_report
@@ -143,7 +144,8 @@ class Experiment:
             self.lock.ensure_held()
             records = self.trial_log.records
             targets = {task: self.domain.target(task) for task in self.domain.task_ids()}
-            metrics = run_metrics(records, self.plan, targets, self.domain.mentions, self.domain.identity)
+            thresholds = Thresholds.model_validate(self.config.metrics.model_dump())
+            metrics = run_metrics(records, self.plan, targets, self.domain.mentions, self.domain.identity, thresholds)
             write_metrics(self.run_dir, metrics)
             summary = summarize(records, self.plan, condition_prices(self.resolved))
             (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD
+from harness.metrics.thresholds import Thresholds
 from harness.report.html._model import Group
 from harness.report.html._text import esc
 
@@ -48,12 +48,12 @@ def filters_html(condition_name: str, conditions: Sequence[str], groups: Sequenc
     return f'<form id="filters" onsubmit="return false">{"".join(parts)}</form>'
 
 
-def legend_html(mention_note: str) -> str:
+def legend_html(mention_note: str, thresholds: Thresholds) -> str:
     return (
         '<p class="legend">Each reflection shows its similarity to the most similar earlier reflection of the same '
         "task and condition (<code>difflib.SequenceMatcher(None, later, earlier).ratio()</code>, cut to three "
-        f'decimals); at {SIMILARITY_THRESHOLD} or more it is a <a class="sim rep">repeat</a>, and RRR is the share '
-        f"of reflections after the first that repeat (frozen: RRR &gt;= {FROZEN_THRESHOLD}). "
+        f"decimals); at {thresholds.similarity_threshold:g} or more it is a <a class=\"sim rep\">repeat</a>, and RRR "
+        f"is the share of reflections after the first that repeat (frozen: RRR &gt;= {thresholds.frozen_threshold:g}). "
         f'{esc(mention_note)}, marked where <mark class="ms mn">both rules</mark>, <mark class="ms">only the strict '
         'rule</mark> or <mark class="mn">only the normalized rule</mark> find it. '
         "A trial's trajectory is folded under it.</p>"

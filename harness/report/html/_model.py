@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.metrics.core import MentionSpan
+from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from harness.records.identity import ReflectionIdentity
 from harness.report.document import Document
 
@@ -113,6 +114,7 @@ class Page(BaseModel):
     condition_name: str = Field("condition", description="What the filter calls a condition ('source' in the audit).")
     conditions: list[str] = Field(description="Filter options, in report order.")
     mention_note: str = Field(description="What the highlighted object is, for the legend.")
+    thresholds: Thresholds = Field(DEFAULT_THRESHOLDS, description="What the legend says a repeat and frozen are.")
     groups: list[Group]
     sections: Literal["by_task", "per_group"] = Field(
         "by_task",

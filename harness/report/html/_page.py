@@ -50,7 +50,7 @@ def _reflections(page: Page, pool: TrajectoryPool) -> str:
     sections = task_sections(page.groups, page.conditions, pool, by_task=page.sections == "by_task")
     return "\n".join(
         [
-            legend_html(page.mention_note),
+            legend_html(page.mention_note, page.thresholds),
             filters_html(page.condition_name, page.conditions, page.groups),
             f'<div id="groups">\n{sections}\n</div>',
             '<p id="none-shown" hidden>No task matches the filters.</p>',

@@ -16,6 +16,7 @@ from harness.domains.registry import (
 )
 from harness.metrics.core import TaskMetrics, is_frozen, most_similar_earlier, reflection_repetition_rate
 from harness.metrics.run import RunMetrics
+from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from harness.records import TrialRecord
 from harness.records.details import GateOutcome, TemplateParts
 from harness.records.identity import ReflectionIdentity
@@ -96,12 +97,18 @@ def _no_reflection(record: TrialRecord) -> str:
 
 
 def task_group(
-    records: Sequence[TrialRecord], label: str, rules: _Rules, metrics: TaskMetrics | None, run: str | None
+    records: Sequence[TrialRecord],
+    label: str,
+    rules: _Rules,
+    metrics: TaskMetrics | None,
+    run: str | None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
 ) -> Group:
-    """One task under one condition; `metrics` as metrics.json gives them (recomputed from the records if None)."""
+    """One chain of a task under one condition; `metrics` as metrics.json gives them (recomputed from the records if
+    None), repeats marked at the run's `thresholds`."""
     ordered = sorted(records, key=lambda r: r.trial)
     memory = [r.reflection for r in ordered if r.reflection is not None]
-    matches = iter(most_similar_earlier(memory))
+    matches = iter(most_similar_earlier(memory, thresholds.similarity_threshold))
     reflection_trials: list[int] = []
     written: list[tuple[int, str]] = []
     entries = []
@@ -136,7 +143,7 @@ def task_group(
         if record.reflection is not None:
             written.append((record.trial, record.reflection))
     won = [r.trial for r in ordered if r.success]
-    rrr = metrics.rrr if metrics else reflection_repetition_rate(memory)
+    rrr = metrics.rrr if metrics else reflection_repetition_rate(memory, thresholds.similarity_threshold)
     return Group(
         task=ordered[0].task_id,
         condition=label,
@@ -145,7 +152,7 @@ def task_group(
         solved=bool(won),
         solved_note=f"solved in trial {won[0]}" if won else f"unsolved after {len(ordered)} trials",
         rrr=rrr,
-        frozen=metrics.frozen if metrics else is_frozen(rrr),
+        frozen=metrics.frozen if metrics else is_frozen(rrr, thresholds.frozen_threshold),
         entries=entries,
     )
 
@@ -158,14 +165,19 @@ def run_groups(
     labels: Mapping[str, str],
     show_run: bool,
 ) -> list[Group]:
-    """Every (task, condition) of one run; `labels` gives each condition's label on the page."""
+    """Every (task, condition) of one run, one group per repeat (each chain measured on its own, the pooled task
+    figures being no single chain's); `labels` gives each condition's label on the page."""
     rules = _Rules(domain)
     measured = {(c.condition, t.task_id): t for c in metrics.conditions for t in c.tasks}
-    by_key: dict[tuple[str, str], list[TrialRecord]] = {}
+    by_key: dict[tuple[str, str, int], list[TrialRecord]] = {}
     for record in records:
-        by_key.setdefault((record.condition, record.task_id), []).append(record)
+        by_key.setdefault((record.condition, record.task_id, record.repeat), []).append(record)
+    repeated = any(repeat > 0 for _, _, repeat in by_key)
     run = name if show_run else None
-    return [
-        task_group(mine, labels.get(condition, condition), rules, measured.get((condition, task)), run)
-        for (condition, task), mine in by_key.items()
-    ]
+    groups = []
+    for (condition, task, repeat), mine in by_key.items():
+        label = labels.get(condition, condition)
+        label = f"{label}, repeat {repeat}" if repeated else label
+        measured_task = None if repeated else measured.get((condition, task))
+        groups.append(task_group(mine, label, rules, measured_task, run, metrics.thresholds))
+    return groups

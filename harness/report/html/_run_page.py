@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from harness.metrics.run import RunMetrics
+from harness.metrics.thresholds import DEFAULT_THRESHOLDS
 from harness.records import TrialRecord
 from harness.report.document import Document
 from harness.report.html._model import Page
@@ -49,6 +50,8 @@ def run_page(document: Document, runs: Sequence[RunSource], conditions: Sequence
         document=document,
         conditions=list(dict.fromkeys(c.label for c in conditions)),
         mention_note=MENTION_NOTE,
+        # The report's tables are at the first run's thresholds (harness.report._threshold_section), so is the page.
+        thresholds=runs[0].metrics.thresholds if runs else DEFAULT_THRESHOLDS,
         groups=groups,
     )
 

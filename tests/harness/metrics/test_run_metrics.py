@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from scipy.stats import spearmanr
 
-from harness.metrics.core import spearman_rrr_vs_trials
+from harness.metrics.spearman import spearman_rrr_vs_trials
 from harness.records import RunPlan
 from harness.records.details import TemplateParts
 from harness.metrics.run import METRICS_FILE, RunMetrics, run_metrics, write_metrics

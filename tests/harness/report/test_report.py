@@ -27,7 +27,7 @@ PLAN = "Open cabinet 2, take the mug, then go to desk 1 and put it there."
 RECOMPUTED = "recomputed from 13 records (no metrics.json)"
 HEADER = (
     "| condition | actor / reflector | solved / tasks | on task | off task | vacuous | object mention, strict "
-    "| object mention, normalized | average RRR (tasks with RRR) | frozen | malformed answers |\n"
+    "| object mention, normalized | average RRR (tasks with RRR) | frozen (RRR >= 0.5) | malformed answers |\n"
     "|---|---|---|---|---|---|---|---|---|---|---|"
 )
 

@@ -87,7 +87,7 @@ def test_the_page_needs_nothing_beside_it(run_dir: Path) -> None:
     html = (run_dir / HTML_FILE).read_text()
     assert "default-src 'none'" in html
     assert re.findall(r"""(?:src|href)=["'](?:https?:)?//""", html) == []
-    assert html.count("data:image/png;base64,") == 3
+    assert html.count("data:image/png;base64,") == 4  # the three plots and the threshold curves
 
 
 def test_the_command_writes_the_page_only_when_asked(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,81 @@
+"""Threshold curves: the share of tasks whose memory is frozen as the similarity threshold moves (at the set frozen
+threshold) and as the frozen threshold moves (at the set similarity threshold).
+
+Each memory's nearest-earlier ratios are computed once (`most_similar_earlier`) and thresholded at every point
+(`rrr_of_matches`, equal to `reflection_repetition_rate` at each threshold), so a curve costs one pass of
+SequenceMatcher, not one per threshold. A task is one entry however many chains (repeats) it has: its share of
+chains frozen, as `pool_repeats` counts it, so a curve at the set thresholds is the condition's `frozen_share`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.metrics.core import EarlierMatch, is_frozen, most_similar_earlier, rrr_of_matches
+from harness.metrics.thresholds import Thresholds
+
+SIMILARITY_GRID = (0.70, 0.75, 0.80, 0.85, 0.90, 0.95)
+FROZEN_GRID = (0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70)
+
+
+class CurvePoint(BaseModel):
+    """The frozen share of tasks at one pair of thresholds."""
+
+    model_config = ConfigDict(frozen=True)
+
+    similarity_threshold: float
+    frozen_threshold: float
+    frozen_tasks: float = Field(ge=0, description="Sum over tasks of each one's share of chains frozen.")
+    frozen_share: float | None = Field(description="frozen_tasks / tasks; None without tasks.")
+
+
+class ThresholdCurves(BaseModel):
+    """One condition's (or one published log's) two curves."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str = Field(description="The condition, or the domain and its log.")
+    tasks: int = Field(ge=0, description="Tasks counted (the denominator), each once.")
+    thresholds: Thresholds = Field(description="The set thresholds: each curve holds the other one fixed there.")
+    similarity: list[CurvePoint] = Field(description="The similarity threshold moving, the frozen one set.")
+    frozen: list[CurvePoint] = Field(description="The frozen threshold moving, the similarity one set.")
+
+
+def grid(values: Sequence[float], set_value: float) -> list[float]:
+    """The grid with the set value in it, so the curve passes through the figure the tables show."""
+    return sorted({round(v, 4) for v in (*values, set_value)})
+
+
+def _point(matches: Sequence[Sequence[Sequence[EarlierMatch | None]]], similarity: float, frozen: float) -> CurvePoint:
+    per_task = [
+        sum(is_frozen(rrr_of_matches(chain, similarity), frozen) for chain in chains) / len(chains)
+        for chains in matches
+    ]
+    total = sum(per_task)
+    return CurvePoint(
+        similarity_threshold=similarity,
+        frozen_threshold=frozen,
+        frozen_tasks=total,
+        frozen_share=total / len(per_task) if per_task else None,
+    )
+
+
+def threshold_curves(
+    label: str,
+    memories: Mapping[str, Sequence[Sequence[str]]],
+    thresholds: Thresholds,
+    similarity_grid: Sequence[float] = SIMILARITY_GRID,
+    frozen_grid: Sequence[float] = FROZEN_GRID,
+) -> ThresholdCurves:
+    """Both curves of the tasks in `memories` (task -> its chains' memories, reflections in trial order)."""
+    matches = [[most_similar_earlier(memory) for memory in chains] for chains in memories.values() if chains]
+    s, f = thresholds.similarity_threshold, thresholds.frozen_threshold
+    return ThresholdCurves(
+        label=label,
+        tasks=len(matches),
+        thresholds=thresholds,
+        similarity=[_point(matches, value, f) for value in grid(similarity_grid, s)],
+        frozen=[_point(matches, s, value) for value in grid(frozen_grid, f)],
+    )

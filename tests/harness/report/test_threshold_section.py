@@ -1,0 +1,82 @@
+"""The report's threshold curves: a plot beside report.md, tables of the same numbers, the set thresholds named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PIL import Image
+
+from harness.metrics.run import run_metrics, write_metrics
+from harness.metrics.thresholds import Thresholds
+from harness.records import RunPlan, TrialLog, write_manifest
+from harness.report import THRESHOLD_CURVES, write_report
+from tests.harness.factories import make_record
+from tests.harness.metrics.test_repeats import two_tasks_two_repeats
+from tests.harness.metrics.test_thresholds import NEAR, SAME
+from tests.harness.report.test_report import manifest_of
+
+PLAN = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=3)
+
+
+def a_run(run_dir: Path, thresholds: Thresholds) -> Path:
+    records = two_tasks_two_repeats()
+    log = TrialLog(run_dir)
+    for record in records:
+        log.append(record)
+    write_manifest(run_dir, manifest_of("alfworld", ["self_diagnosis"], trials=3))
+    write_metrics(run_dir, run_metrics(records, PLAN, {"a": "SaltShaker", "b": "SaltShaker"}, thresholds=thresholds))
+    return run_dir
+
+
+def test_the_report_draws_the_curves_and_names_the_thresholds(tmp_path: Path) -> None:
+    run = a_run(tmp_path / "run", Thresholds(similarity_threshold=0.8, frozen_threshold=0.4))
+    report = write_report([run], tmp_path / "out").read_text()
+    with Image.open(tmp_path / "out" / THRESHOLD_CURVES) as image:
+        assert image.format == "PNG" and image.width > 600
+    section = report.split("## Threshold curves", 1)[1].split("\n## ", 1)[0]
+    assert f"]({THRESHOLD_CURVES})" in section
+    assert "| condition | 0.7 | 0.75 | 0.8 (set) | 0.85 | 0.9 | 0.95 |" in section
+    assert "0.4 (set)" in section and "ratio >= 0.8" in section and "RRR >= 0.4" in section
+    # At the set thresholds the curve is the condition's pooled frozen share: tasks a and b each half frozen.
+    assert "| self_diagnosis | " in section and "0.50 (1/2)" in section
+    assert "frozen (RRR >= 0.4)" in report
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "Threshold curves" in html and 'alt="Frozen share of tasks as each threshold moves"' in html
+
+
+def test_a_run_without_recorded_thresholds_is_reported_at_the_defaults(tmp_path: Path) -> None:
+    run = a_run(tmp_path / "run", Thresholds())
+    metrics = (run / "metrics.json").read_text()
+    start = metrics.index('  "thresholds"')
+    end = metrics.index("},", start) + 3
+    (run / "metrics.json").write_text(metrics[:start] + metrics[end:])
+    report = write_report([run], tmp_path / "out", html=False).read_text()
+    assert "frozen (RRR >= 0.5)" in report and "0.85 (set)" in report
+
+
+def test_the_page_shows_each_repeat_as_its_own_chain(tmp_path: Path) -> None:
+    run = a_run(tmp_path / "run", Thresholds())
+    write_report([run], tmp_path / "out")
+    html = (tmp_path / "out" / "report.html").read_text()
+    for task in ("a", "b"):
+        for repeat in (0, 1):
+            assert f'data-task="{task}" data-cond="self_diagnosis, repeat {repeat}"' in html
+
+
+def near_run(run_dir: Path, thresholds: Thresholds) -> Path:
+    records = [make_record(t, r, task="near") for t, r in enumerate([SAME, NEAR])]
+    log = TrialLog(run_dir)
+    for record in records:
+        log.append(record)
+    write_manifest(run_dir, manifest_of("alfworld", ["self_diagnosis"], trials=3))
+    write_metrics(run_dir, run_metrics(records, PLAN, {"near": "SaltShaker"}, thresholds=thresholds))
+    return run_dir
+
+
+def test_the_page_marks_repeats_at_the_runs_similarity_threshold(tmp_path: Path) -> None:
+    marked = []
+    for name, thresholds in (("default", Thresholds()), ("low", Thresholds(similarity_threshold=0.7))):
+        write_report([near_run(tmp_path / name, thresholds)], tmp_path / f"out-{name}")
+        page = (tmp_path / f"out-{name}" / "report.html").read_text()
+        marked.append(page.count('class="sim rep"'))
+    assert marked[1] > marked[0]
