@@ -138,3 +138,17 @@ def test_a_sweep_whose_jobs_share_a_directory_is_refused(tmp_path: Path) -> None
     assert result.returncode == 2, result.stderr
     assert_one_sentence(result.stderr, ["gives jobs 0 and 1 the same directory", "hydra.job.num"])
     assert files_under(tmp_path) == []
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_directory_where_nothing_can_be_created_is_refused_even_when_os_access_says_yes() -> None:
+    """'hydra.run.dir=/proc/x and --out /proc/x crash (os.access is true for root there)': one sentence, exit 2."""
+    with pytest.raises(ConfigError, match=r"hydra.run.dir=/proc/harness-x cannot be written: /proc, where it would"):
+        check_output_dir("/proc/harness-x", "hydra.run.dir")
+    sentence = refused("hydra.run.dir=/proc/harness-x")
+    assert_one_sentence(sentence, ["/proc/harness-x cannot be written"])
+    out = subprocess.run(
+        [sys.executable, "-m", "harness.report", str(ROOT / "tests" / "fixtures"), "--out", "/proc/harness-x"],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    assert out.returncode == 2 and "--out=/proc/harness-x cannot be written" in out.stderr, out.stderr

@@ -8,6 +8,7 @@ Hydra callback (`harness.run.guard`), while the directory does not exist yet.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from harness.errors import ConfigError
@@ -64,13 +65,22 @@ def check_output_dir(value: str, key: str) -> Path:
             )
     if len(os.fsencode(str(path))) >= os.pathconf(existing, "PC_PATH_MAX"):
         raise ConfigError(f"{key}={value} is longer than its filesystem allows for a path; choose a shorter one.")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        where = "the directory" if existing == path else f"{existing}, where it would be created,"
+    where = "the directory" if existing == path else f"{existing}, where it would be created,"
+    if not os.access(existing, os.W_OK | os.X_OK) or not _can_create_in(existing):
         raise ConfigError(
             f"{key}={value} cannot be written: {where} is read-only or not writable by this user; choose "
             "another directory."
         )
     return path
+
+
+def _can_create_in(directory: Path) -> bool:
+    """Whether a directory can really be made in `directory`: os.access says yes to root on /proc and /sys."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".harness-probe-", dir=directory))
+    except OSError:
+        return False
+    return True
 
 
 def check_run_dir_contents(
