@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -141,6 +144,36 @@ def test_a_manifest_that_is_not_json_is_named(copy: Path) -> None:
     error = one_error_line(result.stderr)
     assert f"{copy / MANIFEST_FILE} is not a readable manifest (Invalid JSON" in error
     assert snapshot(copy) == before
+
+
+def to_dev_zero(path: Path) -> None:
+    path.unlink()
+    path.symlink_to("/dev/zero")
+
+
+def to_fifo(path: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+@pytest.mark.parametrize("replace", [to_dev_zero, to_fifo], ids=["dev-zero", "fifo"])
+@pytest.mark.parametrize("name", [MANIFEST_FILE, TRIALS_FILE])
+def test_a_device_or_pipe_in_place_of_a_run_file_is_refused_not_read_forever(
+    copy: Path, name: str, replace: Callable[[Path], None]
+) -> None:
+    """'manifest.json linked to /dev/zero is read until memory runs out': refused in one sentence, exit 2."""
+    kept = {p.name: p.read_bytes() for p in copy.iterdir() if p.is_file() and p.name != name}
+    replace(copy / name)
+    result = run_cli(*SMALL_RUN, f"hydra.run.dir={copy}", timeout=120)
+    assert result.returncode == 2, result.stderr
+    error = one_error_line(result.stderr)
+    assert f"{copy / name}" in error and "regular file" in error, error
+    assert {p.name: p.read_bytes() for p in copy.iterdir() if p.name in kept} == kept
+    report = subprocess.run(
+        [sys.executable, "-m", "harness.report", str(copy), "--out", str(copy.parent / "out")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert report.returncode == 2 and "regular file" in report.stderr, report.stderr
 
 
 def truncate(path: Path) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import stat
 import warnings
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -98,7 +99,8 @@ class DurableLog(Generic[Model]):
         A torn last line is left out, with a warning.
         """
         try:
-            descriptor = os.open(self.path, os.O_RDONLY)
+            # O_NONBLOCK: opening a FIFO put in the file's place must not wait for a writer (it is refused below).
+            descriptor = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
         except FileNotFoundError:
             return []
         except OSError as error:
@@ -125,7 +127,7 @@ class DurableLog(Generic[Model]):
     def repair(self) -> tuple[list[Model], Repair]:
         """Read as read() does, then cut a torn last line or terminate a whole one, durably and with a warning."""
         try:
-            descriptor = os.open(self.path, os.O_RDWR | os.O_APPEND)
+            descriptor = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_NONBLOCK)
         except FileNotFoundError:
             return [], Repair()
         except IsADirectoryError as error:
@@ -201,6 +203,12 @@ class DurableLog(Generic[Model]):
     def _catch_up(self, descriptor: int) -> tuple[list[Model], bytes]:
         """Read what was added since the last read: anew when the file is not the one read, or was rewritten."""
         now = os.fstat(descriptor)
+        if not stat.S_ISREG(now.st_mode):
+            # A device (/dev/zero) or a pipe never ends: reading it would fill memory or wait forever.
+            raise RecordCorruptError(
+                f"{self.path} is not a regular file (a device, pipe or socket is in its place); put the file back "
+                "or remove what replaced it, nothing was changed."
+            )
         if self._seen is not None and (
             (now.st_dev, now.st_ino) != self._seen[:2] or now.st_size < self._offset
         ):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
@@ -204,9 +205,29 @@ def write_manifest(run_dir: Path, manifest: Manifest) -> None:
         raise
 
 
+MANIFEST_MAX_BYTES = 16 * 2**20
+"""A manifest is a few kilobytes; anything this large is not one, and reading it whole could exhaust memory."""
+
+
+class UnreadableManifest(ValueError):
+    """manifest.json is something a manifest cannot be: a device, a pipe, a directory, or far too large."""
+
+
 def read_manifest(run_dir: Path) -> Manifest | None:
+    """The run's manifest, None when there is none; UnreadableManifest or pydantic's ValidationError otherwise."""
     path = Path(run_dir) / MANIFEST_FILE
-    return Manifest.model_validate_json(path.read_text()) if path.exists() else None
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO in its place must not block the run
+    except FileNotFoundError:
+        return None
+    with open(descriptor, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableManifest("it is not a regular file: a device, pipe or socket is in its place")
+        if info.st_size > MANIFEST_MAX_BYTES:
+            raise UnreadableManifest(f"it holds {info.st_size} bytes, more than a manifest's {MANIFEST_MAX_BYTES}")
+        data = handle.read(MANIFEST_MAX_BYTES + 1)
+    return Manifest.model_validate_json(data)
 
 
 def records_without_timing(records: Iterable[TrialRecord]) -> list[dict[str, Any]]:

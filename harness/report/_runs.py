@@ -27,6 +27,7 @@ from harness.records import (
     RunPlan,
     TrialRecord,
     manifest_plan,
+    read_manifest,
     read_trials,
     split_by_plan,
 )
@@ -63,11 +64,9 @@ class RunData(BaseModel):
 
 def _read_manifest(run_dir: Path) -> Manifest | None:
     path = run_dir / MANIFEST_FILE
-    if not path.is_file():
-        return None
     try:
-        return Manifest.model_validate_json(path.read_text())
-    except (ValueError, UnicodeDecodeError) as error:  # pydantic's ValidationError is a ValueError
+        return read_manifest(run_dir)
+    except (OSError, ValueError) as error:  # pydantic's ValidationError and UnreadableManifest are ValueErrors
         problem = error.errors()[0]["msg"] if isinstance(error, ValidationError) else str(error)
         raise ReportInputError(
             f"{path} is not a readable manifest ({problem.rstrip('.')}); restore it, or move it away to report "

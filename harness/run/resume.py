@@ -33,7 +33,7 @@ def read_previous_manifest(run_dir: Path) -> Manifest | None:
         return read_manifest(run_dir)
     except ValidationError as error:
         problem = error.errors()[0]["msg"]
-    except (OSError, UnicodeDecodeError) as error:
+    except (OSError, ValueError) as error:  # UnicodeDecodeError and UnreadableManifest are ValueErrors
         problem = str(error)
     raise RecordCorruptError(
         f"{Path(run_dir) / MANIFEST_FILE} is not a readable manifest ({problem}); restore it, or use a new "
