@@ -63,6 +63,14 @@ CASES = {
         ("llm.cache.path=${{oc.env:HARNESS_TEST_UNSET}}",),
         ("llm.cache.path = '${{oc.env:HARNESS_TEST_UNSET}}' cannot be resolved", "HARNESS_TEST_UNSET"),
     ),
+    # "env.translation_cache set to a file or /dev/null is silently ignored"
+    "translation cache is a device": Case(
+        ("env.translation_cache=/dev/null",), ("env.translation_cache = '/dev/null'", "not a folder")
+    ),
+    # "llm.cache.path pointing at a trials.jsonl gets advice for a cache"
+    "cache path names a run's records": Case(
+        ("llm.cache.path={tmp}/old-run/trials.jsonl",), ("names a run's trials.jsonl, not a cache", "llm_cache.jsonl")
+    ),
     "zero repeats": Case(("experiment.repeats=0",), ("experiment.repeats = 0", "greater than or equal to 1")),
     "negative temperature": Case(
         ("sampling.actor.temperature=-0.5",), ("sampling.actor.temperature = -0.5", "greater than or equal to 0")

@@ -14,6 +14,7 @@ from harness.domains.registry import build_domain
 from harness.run.config import RunConfig, validate_config
 from harness.errors import ConfigError
 from harness.llm import ModelConfig, api_key, check_reachable
+from harness.records import MANIFEST_FILE, TRIALS_FILE
 from harness.reflection import get_source
 
 
@@ -52,6 +53,12 @@ def check_cache_path(value: str, mode: str) -> None:
     if path.is_dir():
         raise ConfigError(
             f"llm.cache.path={value} is a directory; name a JSONL file, e.g. llm.cache.path={path / 'llm_cache.jsonl'}."
+        )
+    if path.name in (TRIALS_FILE, MANIFEST_FILE):
+        # A run's own file: read as a cache it is "corrupt", written as one it would take cache lines among records.
+        raise ConfigError(
+            f"llm.cache.path={value} names a run's {path.name}, not a cache; name the cache file, e.g. "
+            f"llm.cache.path={path.with_name('llm_cache.jsonl')}."
         )
     if mode != "off" and path.exists() and not path.is_file():
         raise ConfigError(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 
 class AlfworldEnvConfig(BaseModel):
@@ -36,6 +36,14 @@ class AlfworldEnvConfig(BaseModel):
         strict=True,
         description="Engine processes for concurrent episodes; null = the machine's cores; 0 or 1 = in this process.",
     )
+
+    @field_validator("translation_cache")
+    @classmethod
+    def _a_folder(cls, value: str | None) -> str | None:
+        # Translations are files inside it: a file or a device in its place would silently keep none.
+        if value is not None and os.path.exists(value) and not os.path.isdir(value):
+            raise ValueError("it is a file or a device, not a folder; name a folder (created if missing), or null")
+        return value
 
     def workers(self) -> int:
         """The engine processes to use: engine_workers, or the cores this process may run on."""
