@@ -139,8 +139,11 @@ def published_records(log: Path) -> list[TrialRecord]:
 
 def write_published_run(log: Path, run_dir: Path) -> int:
     """Write a published log into `run_dir` as a finished run of this domain; the number of records written."""
-    if (run_dir / "trials.jsonl").exists():
-        raise PublishedLogError(f"{run_dir} already holds trials.jsonl; give an empty or new directory.")
+    if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
+        what = "is not a directory" if not run_dir.is_dir() else "is not empty"
+        raise PublishedLogError(
+            f"{run_dir} {what}; the converted run would mix with what is there, so give an empty or new directory."
+        )
     records = published_records(log)
     trial_log = TrialLog(run_dir)
     for record in sorted(records, key=lambda r: (r.trial, r.task_id)):

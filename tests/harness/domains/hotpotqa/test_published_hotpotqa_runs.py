@@ -58,5 +58,16 @@ def test_the_command_writes_a_finished_run_and_refuses_to_overwrite_one(tmp_path
     written = read_trials(tmp_path / "run")
     assert first.stdout.startswith(f"wrote {len(written)} records") and written
     again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-    assert again.returncode == 2 and again.stderr.startswith("error: ") and "already holds trials.jsonl" in again.stderr
+    assert again.returncode == 2 and again.stderr.startswith("error: ") and "is not empty" in again.stderr
     assert read_trials(tmp_path / "run") == written
+
+
+def test_the_command_refuses_a_folder_holding_other_files(tmp_path: Path) -> None:
+    """'the HotpotQA published-log converter writes into a non-empty folder': refused, the folder untouched."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "summary.md").write_text("mine\n")
+    command = [sys.executable, "-m", "harness.domains.hotpotqa.published", str(IMPORTABLE[0]), str(folder)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 2 and f"error: {folder} is not empty" in result.stderr, result.stderr
+    assert [p.name for p in folder.iterdir()] == ["summary.md"]
