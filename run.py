@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from harness.run.interrupt import StartupStop  # light: before the handlers, the rest after
+from harness.run.interrupt import StartupStop, StopAtOnce  # light: before the handlers, the rest after
 
 STOPPED_AT_ONCE = "interrupted: stopped at once; every trial recorded so far is kept, run the same command to resume."
 
@@ -74,6 +74,6 @@ if __name__ == "__main__":
     try:
         sys.argv[1:] = preflight(sys.argv[1:])
         main()
-    except KeyboardInterrupt:  # a second signal during the run's grace: recorded trials are durable
+    except KeyboardInterrupt as stopped:  # a second signal during the run's grace: recorded trials are durable
         print(STOPPED_AT_ONCE, file=sys.stderr)
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(stopped.exit_code if isinstance(stopped, StopAtOnce) else EXIT_INTERRUPTED)

@@ -11,6 +11,7 @@ of its own: a Ctrl-C at the terminal reaches the run, which decides when its wor
 from __future__ import annotations
 
 import pickle
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -85,6 +86,10 @@ def _picklable(error: BaseException) -> BaseException:
 
 def serve(connection: Connection) -> None:
     """Load the engine, then answer requests until the parent hangs up."""
+    # Ctrl-C and a closed terminal reach the whole process group: the parent decides when a worker ends (it hangs
+    # up), so a worker ignores them instead of dying mid-reply with a traceback.
+    for stop_signal in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(stop_signal, signal.SIG_IGN)
     # Loaded before the first request arrives, while the run is still starting; an engine that cannot be
     # loaded is the answer to every request, as it would have been in the run's own process.
     try:
@@ -105,7 +110,10 @@ def serve(connection: Connection) -> None:
             reply = Reply(handle(request, episodes), None, 0.0)
         except Exception as error:
             reply = Reply(None, _picklable(error), 0.0)
-        connection.send(Reply(reply.result, reply.error, time.process_time() - started))
+        try:
+            connection.send(Reply(reply.result, reply.error, time.process_time() - started))
+        except OSError:  # the parent hung up while this request ran (BrokenPipeError): nobody is left to answer
+            return
 
 
 if __name__ == "__main__":

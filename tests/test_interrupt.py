@@ -155,3 +155,37 @@ def test_a_signal_before_the_run_began_is_one_line_and_writes_nothing(tmp_path: 
         assert manifest is not None and manifest.status == "interrupted" and last.startswith("interrupted:"), stderr
         return
     assert last.startswith("interrupted: stopped at once"), stderr
+
+
+def in_its_own_terminal_group() -> None:
+    """A foreground job of its own: a signal to its group reaches the run and its engine workers, as a terminal's."""
+    as_from_a_terminal()
+    os.setpgrp()
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_second_signal_stops_at_once_with_its_own_exit_code_and_no_traceback(
+    tmp_path: Path, stop_signal: signal.Signals, uninterrupted: Path
+) -> None:
+    """'a second Ctrl-C/SIGTERM/SIGHUP prints a BrokenPipeError traceback from an engine worker, and exits 130
+    whatever the signal': 128 + the signal, nothing but the one line, and the same command completes the run."""
+    run_dir = tmp_path / "run"
+    process = subprocess.Popen(
+        command(run_dir), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=in_its_own_terminal_group,
+    )
+    deadline = time.monotonic() + 600
+    while lines(run_dir) < 1 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.killpg(process.pid, stop_signal)  # as a terminal delivers it: to the engine workers too
+    time.sleep(0.3)
+    os.killpg(process.pid, stop_signal)
+    _, stderr = process.communicate(timeout=120)
+    if process.returncode == 0:
+        pytest.skip("the run finished before the second signal")
+    assert process.returncode == 128 + stop_signal.value, stderr
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+    assert (run_dir / "trials.jsonl").read_bytes().endswith(b"\n")
+    resumed = subprocess.run(command(run_dir), cwd=ROOT, capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert records_without_timing(read_trials(run_dir)) == records_without_timing(read_trials(uninterrupted))

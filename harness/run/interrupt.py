@@ -45,6 +45,18 @@ class StartupStop:
         sys.exit(128 + self.received)
 
 
+class StopAtOnce(KeyboardInterrupt):
+    """The second stop signal: the run ends now, with 128 + that signal as its exit code."""
+
+    def __init__(self, received: signal.Signals) -> None:
+        super().__init__(received.name)
+        self.received = received
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.received
+
+
 class StopRequest:
     """Set once by the first stop signal; read by the loop between trials."""
 
@@ -62,7 +74,7 @@ class StopRequest:
 
 @contextmanager
 def stop_on_signals() -> Iterator[StopRequest]:
-    """Within this block SIGINT, SIGTERM and SIGHUP set the yielded StopRequest; a second one raises KeyboardInterrupt.
+    """Within this block SIGINT, SIGTERM and SIGHUP set the yielded StopRequest; a second one raises StopAtOnce.
 
     A signal the process was started to ignore (nohup, a background job) stays ignored. Outside the main thread
     (a launcher's worker thread) no handler can be set, and the request is never set.
@@ -74,7 +86,7 @@ def stop_on_signals() -> Iterator[StopRequest]:
 
     def handle(number: int, frame: FrameType | None) -> None:
         if stop.is_set():
-            raise KeyboardInterrupt  # the second signal: the user will not wait for the grace
+            raise StopAtOnce(signal.Signals(number))  # the second signal: the user will not wait for the grace
         stop.request(signal.Signals(number))
 
     previous = _handle_unignored(handle)
