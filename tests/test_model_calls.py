@@ -98,3 +98,31 @@ def test_a_steady_server_says_no_drift(tmp_path: Path) -> None:
     summary = (run_dir / "summary.md").read_text()
     assert "changed mid-run" not in summary and "finish_reason 'length'" not in summary
     assert {c.served_model for r in read_trials(run_dir) for c in r.calls} == {"served-a-0613"}
+
+
+def test_a_sweep_over_model_ids_of_one_config_option_reports_one_row_per_model(tmp_path: Path) -> None:
+    """Issue 25: `-m model=openai-compatible model.model=a,b` wrote one row for two models, one task counted twice."""
+    with ScriptedServer([" go to desk 1"] * 4) as server:
+        result = run_cli(
+            "model=openai-compatible",
+            "model.model=a,b",
+            f"model.base_url={server.base_url}",
+            "llm.cache.mode=off",
+            "strategy=no_memory",
+            "env.set=null",
+            f"env.games=[{GAME}]",
+            "experiment.trials=1",
+            f"hydra.sweep.dir={tmp_path / 'sweep'}",
+            env={"OPENAI_API_KEY": "none"},
+            multirun=True,
+        )
+        host = f"127.0.0.1:{server.port}"
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert [body["model"] for body in server.requests] == ["a", "a", "b", "b"]
+    report = (tmp_path / "sweep" / "report.md").read_text()
+    table = report.split("\n## Conditions\n")[1].split("\n## ")[0]
+    assert [line.split(" | ")[:3] for line in table.splitlines() if line.startswith("| no_memory")] == [
+        ["| no_memory (0)", f"openai-compatible (a @ {host}) / none", "0/1 (0%)"],
+        ["| no_memory (1)", f"openai-compatible (b @ {host}) / none", "0/1 (0%)"],
+    ]
+    assert "Kept apart here (models differ): no_memory (0); no_memory (1)." in table

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import urllib.error
 import urllib.request
-from urllib.parse import urlsplit
 
 from harness.errors import LLMRequestError, MissingAPIKeyError, ModelUnreachableError
 from harness.llm._config import ModelConfig
@@ -26,20 +25,6 @@ def api_key(model: ModelConfig) -> str:
 def base_url(model: ModelConfig) -> str:
     """Where the openai SDK sends this model's requests (it also falls back to $OPENAI_BASE_URL)."""
     return (model.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
-
-
-def base_url_host(model: ModelConfig) -> str | None:
-    """The host (and port) this model's requests go to, as a record names it; None for an embedded model.
-
-    Only the host: a URL's path, query or credentials (http://user:key@host/) never reach a record.
-    """
-    if model.backend != "openai":
-        return None
-    parts = urlsplit(base_url(model))
-    host = parts.hostname or ""
-    if ":" in host:  # an IPv6 literal keeps its brackets, so the port after it stays readable
-        host = f"[{host}]"
-    return f"{host}:{parts.port}" if parts.port else host
 
 
 def check_reachable(model: ModelConfig, key: str) -> None:

@@ -9,11 +9,11 @@ from harness.llm import (
     CacheStore,
     ModelConfig,
     RateLimitedBackend,
-    base_url_host,
     create_backend,
     limit_key,
     shared_limiters,
 )
+from harness.llm.naming import base_url_host
 
 
 class LLMPool:
