@@ -54,22 +54,30 @@ def load_answers(cache_path: Path) -> dict[str, Answer]:
 
 
 def completion_body(path: str, payload: dict[str, Any], answer: Answer | None) -> dict[str, Any]:
-    """An OpenAI-shaped answer for `path`; `answer` None gives the same shape with no choices."""
+    """An OpenAI-shaped answer for `path`; `answer` None gives the same shape with no choices.
+
+    The served model, system fingerprint and finish reason are the recorded answer's where it has them (a cache
+    written by the openai backend); otherwise the model asked for, no fingerprint, and "stop".
+    """
     chat = path.endswith("/chat/completions")
+    answer = answer or {}
     choices = []
-    if answer is not None:
+    if "text" in answer:
         text = answer["text"]
         choice = {"message": {"role": "assistant", "content": text}} if chat else {"text": text, "logprobs": None}
-        choices.append({"index": 0, "finish_reason": "stop", **choice})
-    usage = answer["usage"] if answer else {"prompt_tokens": 0, "completion_tokens": 0}
-    return {
+        choices.append({"index": 0, "finish_reason": answer.get("finish_reason") or "stop", **choice})
+    usage = answer.get("usage") or {"prompt_tokens": 0, "completion_tokens": 0}
+    body = {
         "id": "recorded-0",
         "object": "chat.completion" if chat else "text_completion",
         "created": int(time.time()),
-        "model": payload.get("model", "unknown"),
+        "model": answer.get("served_model") or payload.get("model", "unknown"),
         "choices": choices,
         "usage": {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]},
     }
+    if answer.get("system_fingerprint"):
+        body["system_fingerprint"] = answer["system_fingerprint"]
+    return body
 
 
 class RecordedHandler(BaseHTTPRequestHandler):

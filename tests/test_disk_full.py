@@ -11,9 +11,9 @@ from harness.records import read_manifest, read_trials, records_without_timing
 from tests.runner import REPLAY_CACHE, run_cli
 from tests.test_replay import RECORDED_RUN
 
-# Room for the manifest (and its replacement being written), run.log and one or two of the four records (about
-# 5 KB each, in 4 KB pages) of the default replay.
-ROOM = "size=32k"
+# Room for the manifest (and its replacement being written), run.log and one or two of the four records (11 to
+# 17 KB each with their model calls, in 4 KB pages) of the default replay.
+ROOM = "size=48k"
 
 
 def test_a_full_disk_keeps_every_whole_record_and_the_run_resumes(

@@ -38,7 +38,7 @@ def test_bad_input_fails_before_any_work(run_dir: Path, override: str, needles: 
 
 
 def test_a_model_swap_onto_the_run_s_own_model_is_refused(run_dir: Path) -> None:
-    result = run_cli("experiment=five_conditions", "model=smollm2-135m", f"hydra.run.dir={run_dir}")
+    result = run_cli("experiment=five_conditions_demo", "model=smollm2-135m", f"hydra.run.dir={run_dir}")
     assert result.returncode == 2
     assert_one_sentence_error(result.stderr, "strategy.model_swap", "swaps no model")
     assert not run_dir.exists()

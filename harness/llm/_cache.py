@@ -130,13 +130,15 @@ class CacheStats(BaseModel):
 class CachedLLM:
     """A Backend behind the cache; the only thing the rest of the harness calls to reach a model."""
 
-    def __init__(self, backend: Backend, store: CacheStore, mode: CacheMode) -> None:
+    def __init__(self, backend: Backend, store: CacheStore, mode: CacheMode, host: str | None = None) -> None:
         if mode not in get_args(CacheMode):
             raise ValueError(f"unknown cache mode {mode!r}; accepted: {', '.join(get_args(CacheMode))}")
         self.backend = backend
         self.store = store
         self.mode: CacheMode = mode
         self.identity = backend.identity
+        self.host = host
+        """The API's host (ModelConfig.base_url_host), for the record of each call; never part of a key."""
         self.stats = CacheStats()
         self._stats_lock = threading.Lock()
 

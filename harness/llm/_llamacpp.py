@@ -132,6 +132,7 @@ class LlamaCppBackend:
         self.config = config
         # The weights' hash names the model: a re-quantised file must never reuse cached answers.
         self.identity = f"llamacpp:{model.key}:sha256={model.sha256}"
+        self._served_model = model.key  # llama.cpp's own `model` is the GGUF's path on this machine
         self._model = shared_llama(config)
         self._holder = next(self._holders)
 
@@ -169,6 +170,8 @@ class LlamaCppBackend:
             text=text,
             usage=Usage(prompt_tokens=usage["prompt_tokens"], completion_tokens=usage["completion_tokens"]),
             latency_s=latency,
+            served_model=self._served_model,
+            finish_reason=result["choices"][0].get("finish_reason"),
         )
 
     def timings(self) -> LlamaTimings:

@@ -103,32 +103,37 @@ class OpenAIBackend:
         started = time.perf_counter()
         try:
             with self._deadline.attempt(self.config.timeout_s):
-                text, usage = self._ask(request, options)
+                text, answer = self._ask(request, options)
         except json.JSONDecodeError as error:
             # The SDK parses a 200's body without catching this; a proxy or overloaded server can cut it short.
             raise _UnusableAnswer(f"a 200 answer whose body is not valid JSON ({error})") from error
         latency = time.perf_counter() - started
+        usage = answer.usage
         return LLMResponse(
             text=text,
             usage=Usage(prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens)
             if usage
             else Usage(),
             latency_s=latency,
+            # What the server says about itself, so a model changed behind the same name shows in the records.
+            served_model=answer.model or None,
+            system_fingerprint=answer.system_fingerprint,
+            finish_reason=answer.choices[0].finish_reason,
         )
 
     def _ask(self, request: LLMRequest, options: dict[str, Any]) -> tuple[str, Any]:
-        """One request through the SDK: the answer's text and its usage (None when the server sent none)."""
+        """One request through the SDK: the answer's text and the SDK's answer object (usage, model, choices)."""
         if request.kind == "completion" and self.config.api == "completion":
             completion = self._client.completions.create(prompt=request.prompt or "", **options)
             _require_choices(completion.choices)
-            return completion.choices[0].text, completion.usage
+            return completion.choices[0].text, completion
         if request.kind == "chat":
             messages = [message.model_dump() for message in request.messages or []]
         else:
             messages = [{"role": "user", "content": request.prompt or ""}]
         chat = self._client.chat.completions.create(messages=messages, **options)  # type: ignore[arg-type]
         _require_choices(chat.choices)
-        return chat.choices[0].message.content or "", chat.usage
+        return chat.choices[0].message.content or "", chat
 
     def _wait(self, state: RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None

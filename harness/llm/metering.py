@@ -1,11 +1,16 @@
-"""Per-trial accounting of LLM use: tokens, calls, cache hits, retries and latency."""
+"""Per-trial accounting of LLM use: tokens, calls, cache hits, retries, latency, and a record of every call."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Sequence
 
-from harness.llm import CachedLLM, CallContext, LLMRequest, LLMResponse, Usage
+from harness.llm import CachedLLM, CallContext, LLMRequest, LLMResponse, Usage, cache_key
+from harness.records.calls import ModelCall
+
+# One order for every meter of the process: a trial's actor and reflector calls merge into the order they were made.
+_call_order = itertools.count()
 
 
 class MeteredLLM:
@@ -24,6 +29,12 @@ class MeteredLLM:
         self.retries = 0
         self.latency_s = 0.0
         self.wait_s = 0.0
+        self._call_log: list[tuple[int, ModelCall]] = []
+
+    @property
+    def call_log(self) -> list[ModelCall]:
+        """Every call this meter made, in order."""
+        return [call for _, call in self._call_log]
 
     def generate(self, request: LLMRequest) -> LLMResponse:
         if self.extra_stop and request.kind == "completion":
@@ -37,4 +48,24 @@ class MeteredLLM:
         self.retries += response.retries
         self.usage = self.usage + response.usage
         self.latency_s += response.latency_s
+        self._call_log.append((next(_call_order), self._model_call(request, response)))
         return response
+
+    def _model_call(self, sent: LLMRequest, response: LLMResponse) -> ModelCall:
+        return ModelCall(
+            role=self.context.role,  # type: ignore[arg-type]  # CallContext names the two roles as str
+            key=cache_key(self._llm.identity, sent),
+            cached=response.cached,
+            backend=self._llm.identity,
+            served_model=response.served_model,
+            base_url_host=self._llm.host,
+            system_fingerprint=response.system_fingerprint,
+            finish_reason=response.finish_reason,
+            temperature=sent.temperature,
+            top_p=sent.top_p,
+        )
+
+
+def calls_in_order(*meters: MeteredLLM) -> list[ModelCall]:
+    """The calls of several meters (a trial's actor and reflector) merged in the order they were made."""
+    return [call for _, call in sorted(entry for meter in meters for entry in meter._call_log)]

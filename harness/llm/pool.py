@@ -13,6 +13,7 @@ from harness.llm import (
     limit_key,
     shared_limiters,
 )
+from harness.llm.naming import base_url_host
 
 
 class LLMPool:
@@ -37,5 +38,5 @@ class LLMPool:
             limiter = self._limiters.get(limit_key(model))
             if limiter is not None:
                 backend = RateLimitedBackend(backend, limiter)
-            self._llms[key] = CachedLLM(backend, self.store, self.mode)
+            self._llms[key] = CachedLLM(backend, self.store, self.mode, host=base_url_host(model))
         return self._llms[key]

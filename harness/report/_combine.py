@@ -1,8 +1,9 @@
-"""How several runs become one report: same-named conditions are pooled when their domain and models match.
+"""How several runs become one report: same-named conditions are pooled when their domain and models match and
+no task is in more than one of them.
 
-A sweep writes one condition per job, and a condition may be run more than once; pooling counts
-their tasks together. Pooling runs made with other models or in another domain would mix two experiments, so
-such a condition is kept apart, each part labelled with the run(s) it comes from.
+A sweep writes one condition per job, and a condition may be run more than once. Pooling runs made with other
+models or in another domain would mix two experiments, and pooling runs of the same tasks would count a task twice
+in one denominator, so such a condition is kept apart, one row per run, each labelled with the run(s) it comes from.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from harness.metrics.run import ConditionReport
 
 COMBINING_RULE = (
     "Conditions with the same name from different runs are pooled (their tasks counted together) when they ran in "
-    "the same domain with the same actor and reflector models; otherwise each is kept apart and labelled with the "
-    "run(s) it comes from."
+    "the same domain with the same actor and reflector models and no task in more than one run; otherwise each is "
+    "kept apart and labelled with the run(s) it comes from, so no task counts twice in one row."
 )
 
 
@@ -37,7 +38,10 @@ class ReportCondition(BaseModel):
     domain: str | None = Field(description="The domain its runs played; None when unknown.")
     runs: list[str] = Field(description="Names of the runs its tasks come from, in report order.")
     totals: ConditionMetrics = Field(description="Aggregated over `tasks`.")
-    tasks: list[TaskMetrics] = Field(description="Per task, run by run; a task run twice counts twice.")
+    tasks: list[TaskMetrics] = Field(description="Per task, run by run; each task once (combine keeps repeats apart).")
+    same_tasks: bool = Field(
+        False, description="Kept apart from a part of the same domain and models because they share tasks."
+    )
 
 
 def combine(runs: Sequence[RunData]) -> list[ReportCondition]:
@@ -47,12 +51,15 @@ def combine(runs: Sequence[RunData]) -> list[ReportCondition]:
         for report in run.metrics.conditions:
             key = (report.condition, report.actor_model, report.reflector_model, run.domain)
             groups.setdefault(key, []).append((run.name, report))
-    model_sets = Counter(condition for condition, _, _, _ in groups)
+    rows = []
+    for key, parts in groups.items():
+        pools = _without_shared_tasks(parts)
+        rows += [(key, pool, len(pools) > 1) for pool in pools]
+    model_sets = Counter(key[0] for key, _, _ in rows)
     # Parts of a condition kept apart sit next to each other, in order of the condition's first appearance.
-    order = list(dict.fromkeys(condition for condition, _, _, _ in groups))
+    order = list(dict.fromkeys(key[0] for key, _, _ in rows))
     combined = []
-    by_first_appearance = sorted(groups.items(), key=lambda item: order.index(item[0][0]))
-    for (condition, actor, reflector, domain), parts in by_first_appearance:
+    for (condition, actor, reflector, domain), parts, same_tasks in sorted(rows, key=lambda row: order.index(row[0][0])):
         names = [name for name, _ in parts]
         tasks = [task for _, report in parts for task in report.tasks]
         combined.append(
@@ -65,14 +72,29 @@ def combine(runs: Sequence[RunData]) -> list[ReportCondition]:
                 runs=names,
                 totals=condition_metrics(tasks),
                 tasks=tasks,
+                same_tasks=same_tasks,
             )
         )
     return combined
 
 
+def _without_shared_tasks(
+    parts: list[tuple[str, ConditionReport]],
+) -> list[list[tuple[str, ConditionReport]]]:
+    """`parts` as one pool when no task is in two of them, else one part per row: a task never counts twice."""
+    tasks = [task.task_id for _, report in parts for task in report.tasks]
+    if len(tasks) == len(set(tasks)):
+        return [parts]
+    return [[part] for part in parts]
+
+
+SAME_TASKS = "the same tasks"
+
+
 def kept_apart(conditions: Sequence[ReportCondition]) -> dict[str, list[ReportCondition]]:
-    """Why same-named conditions were kept apart ("domains", "models", or "domains and models" differ), each with
-    its parts, in report order: only what really differs between the parts is named."""
+    """Why same-named conditions were kept apart ("domains", "models", or "domains and models" differ; or
+    SAME_TASKS: runs of the same domain and models that share tasks), each with its parts, in report order: only
+    what really differs between the parts is named."""
     parts: dict[str, list[ReportCondition]] = {}
     for c in conditions:
         parts.setdefault(c.condition, []).append(c)
@@ -80,6 +102,9 @@ def kept_apart(conditions: Sequence[ReportCondition]) -> dict[str, list[ReportCo
     for same_name in parts.values():
         if len(same_name) < 2:
             continue
+        repeats = [c for c in same_name if c.same_tasks]
+        if repeats:
+            reasons.setdefault(SAME_TASKS, []).extend(repeats)
         differ = [
             what
             for what, values in (
@@ -88,7 +113,8 @@ def kept_apart(conditions: Sequence[ReportCondition]) -> dict[str, list[ReportCo
             )
             if len(values) > 1
         ]
-        reasons.setdefault(" and ".join(differ), []).extend(same_name)
+        if differ:
+            reasons.setdefault(" and ".join(differ), []).extend(same_name)
     return reasons
 
 

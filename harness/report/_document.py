@@ -17,7 +17,7 @@ from harness.metrics.spearman import SPEARMAN_CONVENTIONS, SpearmanResult
 from harness.metrics.fisher import PairwiseFisher
 from harness.metrics.run import ConditionReport
 from harness.records import describe_outside
-from harness.report._combine import COMBINING_RULE, ReportCondition, kept_apart
+from harness.report._combine import COMBINING_RULE, SAME_TASKS, ReportCondition, kept_apart
 from harness.report._cost_section import cost_section
 from harness.report._effects_section import effects_section
 from harness.report._fisher_section import fisher_section
@@ -74,7 +74,11 @@ def combining_paragraph(conditions: Sequence[ReportCondition]) -> Paragraph:
     if pooled:
         sentences.append("Pooled here: " + "; ".join(pooled) + ".")
     for differ, parts in kept_apart(conditions).items():
-        sentences.append(f"Kept apart here ({differ} differ): " + "; ".join(c.label for c in parts) + ".")
+        labels = "; ".join(c.label for c in parts)
+        if differ == SAME_TASKS:
+            sentences.append(f"Kept apart here (runs of the same tasks, one row per run, not paired): {labels}.")
+        else:
+            sentences.append(f"Kept apart here ({differ} differ): {labels}.")
     return Paragraph(" ".join(sentences))
 
 

@@ -8,6 +8,7 @@ from harness.domains.registry import identity_note, mention_note
 from harness.run.config import RunConfig
 from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, condition_usage
 from harness.metrics.run import RunMetrics
+from harness.metrics.served import Drift, length_stops, length_stops_sentence, served_drift
 from harness.records import RunPlan, TrialRecord, describe_outside, split_by_plan
 from harness.report.cost_table import usage_table
 from harness.report.document import BulletList, Document, Section, render_markdown
@@ -41,6 +42,10 @@ class RunSummary(BaseModel):
     env_s: float
     llm_s: float
     wall_s: float
+    drift: list[Drift] = Field(default_factory=list, description="Served models or fingerprints changed mid-run.")
+    length_stops: dict[str, tuple[int, int]] = Field(
+        default_factory=dict, description="Per condition: reflector answers cut at the token limit, of all."
+    )
 
 
 def condition_summary(
@@ -74,6 +79,8 @@ def summarize(records: list[TrialRecord], plan: RunPlan, prices: dict[str, Condi
         env_s=round(sum(r.timing.env_s for r in held), 2),
         llm_s=round(sum(r.timing.llm_s for r in held), 2),
         wall_s=round(sum(r.timing.wall_s for r in held), 2),
+        drift=served_drift(held),
+        length_stops=length_stops(held),
     )
 
 
@@ -98,6 +105,9 @@ def summary_document(summary: RunSummary, metrics: RunMetrics, config: RunConfig
         f"seconds in the environment ({config.env.name}): {summary.env_s}; waiting on the LLM: {summary.llm_s}; "
         f"trial wall time: {summary.wall_s}",
     ]
+    items += [drift.sentence() for drift in summary.drift]
+    if (cut := length_stops_sentence(summary.length_stops)) is not None:
+        items.append(cut)
     notes = [note] if (note := mention_note(config.env.name)) else []
     identity = [note] if (note := identity_note(config.env.name)) else []
     usage = [(c.condition, c.usage) for c in summary.conditions]

@@ -10,6 +10,7 @@ from harness.run.config import Condition, RunConfig
 from harness.domains.registry import build_domain
 from harness.gate.memory import GatedMemory
 from harness.llm import CacheStore
+from harness.llm.naming import model_name
 from harness.llm.pool import LLMPool
 from harness.metrics.cost import condition_prices
 from harness.metrics.run import run_metrics, write_metrics
@@ -47,8 +48,8 @@ def condition_run(condition: Condition, pool: LLMPool, run_dir: Path) -> Conditi
         source=source,
         actor_llm=actor_llm,
         reflector_llm=pool.get("reflector", condition.reflector) if source.uses_memory else actor_llm,
-        actor_model=condition.actor.name,
-        reflector_model=condition.reflector.name if source.uses_memory else "none",
+        actor_model=model_name(condition.actor),
+        reflector_model=model_name(condition.reflector) if source.uses_memory else "none",
         reflector_stop=tuple(condition.reflector.reflector_stop),
     )
 

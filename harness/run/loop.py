@@ -15,7 +15,7 @@ from harness.domains.base import Domain
 from harness.errors import RunInterrupted
 from harness.gate.memory import GatedMemory
 from harness.llm import CachedLLM, CallContext, LLMRequest, LLMResponse, Usage
-from harness.llm.metering import MeteredLLM
+from harness.llm.metering import MeteredLLM, calls_in_order
 from harness.records import Timing, TrialLog, TrialRecord
 from harness.reflection import Reflection, ReflectionInput, ReflectionSource
 from harness.run.interrupt import STOP_GRACE_S, StopRequest
@@ -190,6 +190,7 @@ def play_trial(
         cache_hits=sum(m.cache_hits for m in meters),
         retries=sum(m.retries for m in meters),
         llm_latency_s=round(sum(m.latency_s for m in meters), 6),
+        calls=calls_in_order(actor, reflector),
         timing=Timing(
             wall_s=time.perf_counter() - started,
             env_s=attempt.env_s,

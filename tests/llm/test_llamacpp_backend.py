@@ -55,6 +55,13 @@ def test_completion_and_chat(smollm2: LlamaCppBackend) -> None:
     assert smollm2.timings().generated_tokens_per_s > 0
 
 
+def test_an_answer_names_the_embedded_model_and_why_it_ended(smollm2: LlamaCppBackend) -> None:
+    cut = smollm2.generate(LLMRequest(kind="completion", prompt="Count: one, two, three,", max_tokens=3))
+    assert (cut.served_model, cut.system_fingerprint, cut.finish_reason) == ("smollm2-135m", None, "length")
+    stopped = smollm2.generate(COMPLETION.model_copy(update={"max_tokens": 64}))
+    assert stopped.finish_reason == "stop" and "\n" not in stopped.text
+
+
 def test_temperature_zero_is_identical_across_processes() -> None:
     command = [sys.executable, "-c", GENERATE_IN_A_NEW_PROCESS, SMOLLM2.model_dump_json()]
     command += [COMPLETION.model_dump_json(), CHAT.model_dump_json()]

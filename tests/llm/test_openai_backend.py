@@ -144,6 +144,16 @@ def test_chat_over_http(proxy: FaultProxy) -> None:
 
 
 @pytest.mark.usefixtures("api_key")
+@pytest.mark.parametrize("request_", [COMPLETION, CHAT], ids=["completion", "chat"])
+def test_an_answer_says_what_served_it_and_why_it_ended(proxy: FaultProxy, request_: LLMRequest) -> None:
+    backend = create_backend(config(proxy.base_url))
+    cut = backend.generate(request_.model_copy(update={"max_tokens": 2}))
+    assert (cut.served_model, cut.system_fingerprint) == (SERVER_MODEL, None)  # the answer's `model`; no fingerprint
+    assert cut.finish_reason == "length"
+    assert backend.generate(request_.model_copy(update={"max_tokens": 64})).finish_reason == "stop"
+
+
+@pytest.mark.usefixtures("api_key")
 def test_chat_api_sends_a_completion_as_one_user_message(proxy: FaultProxy) -> None:
     response = create_backend(config(proxy.base_url, api="chat")).generate(COMPLETION)
     assert response.text.strip()

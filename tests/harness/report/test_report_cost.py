@@ -13,11 +13,15 @@ from harness.metrics.run import run_metrics, write_metrics
 from tests.harness.factories import make_record
 
 MUG = "pick_and_place_simple-Mug-None-Desk-308/trial_T1"
+SALT = "pick_and_place_simple-SaltShaker-None-Cabinet-10/trial_T2"
+CUP = "pick_and_place_simple-Cup-None-Shelf-1/trial_T3"
 MINI = Price(prompt_usd_per_million=0.15, completion_usd_per_million=0.60, as_of="2026-11-30, openai.com/api/pricing")
 
 
-def record(trial: int, condition: str, actor: Usage, reflector: Usage, calls: int, hits: int) -> TrialRecord:
-    return make_record(trial, None, task=MUG, condition=condition).model_copy(
+def record(
+    trial: int, condition: str, actor: Usage, reflector: Usage, calls: int, hits: int, task: str = MUG
+) -> TrialRecord:
+    return make_record(trial, None, task=task, condition=condition).model_copy(
         update={
             "usage": actor + reflector,
             "actor_usage": actor,
@@ -50,12 +54,12 @@ def cost_section(report: Path) -> str:
     return report.read_text().split("## Tokens and estimated cost", 1)[1].split("\n## ", 1)[0]
 
 
-def priced_run(run_dir: Path) -> Path:
-    """self_diagnosis on gpt-4o-mini in both roles, no_memory on the embedded model."""
+def priced_run(run_dir: Path, task: str = MUG) -> Path:
+    """self_diagnosis on gpt-4o-mini in both roles, no_memory on the embedded model, on one task."""
     records = [
-        record(0, "self_diagnosis", Usage(prompt_tokens=1_000_000), Usage(completion_tokens=100_000), 3, 1),
-        record(1, "self_diagnosis", Usage(prompt_tokens=200_000), Usage(), 2, 2),
-        record(0, "no_memory", Usage(prompt_tokens=500, completion_tokens=20), Usage(), 2, 0),
+        record(0, "self_diagnosis", Usage(prompt_tokens=1_000_000), Usage(completion_tokens=100_000), 3, 1, task),
+        record(1, "self_diagnosis", Usage(prompt_tokens=200_000), Usage(), 2, 2, task),
+        record(0, "no_memory", Usage(prompt_tokens=500, completion_tokens=20), Usage(), 2, 0, task),
     ]
     mini, embedded = model("gpt-4o-mini", MINI), model("qwen2.5-coder-1.5b", None)
     conditions = [
@@ -76,11 +80,12 @@ def test_the_report_prices_each_condition_from_its_records_and_manifest(tmp_path
 
 
 def test_pooled_runs_add_their_use_and_a_run_without_records_is_named(tmp_path: Path) -> None:
-    first, second = priced_run(tmp_path / "first"), priced_run(tmp_path / "second")
+    # Runs of other tasks pool (runs of the same tasks are kept apart: harness/report/_combine.py).
+    first, second = priced_run(tmp_path / "first"), priced_run(tmp_path / "second", task=SALT)
     metrics_only = tmp_path / "metrics_only"
     metrics_only.mkdir()
     plan = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=3)
-    write_metrics(metrics_only, run_metrics([make_record(0, None, task=MUG)], plan, {MUG: "Mug"}))
+    write_metrics(metrics_only, run_metrics([make_record(0, None, task=CUP)], plan, {CUP: "Cup"}))
     section = cost_section(write_report([first, second, metrics_only], tmp_path / "out"))
     assert "| self_diagnosis | 10 | 6 (60%) | 2,400,000 | 200,000 | 0.4800 |" in section
     assert "Not counted, for want of trial records (trials.jsonl): metrics_only." in section

@@ -111,12 +111,14 @@ def test_without_embeddings_there_is_no_semantic_section_or_plot(run: Path) -> N
     assert sorted(p.name for p in run.glob("*.png")) == sorted(PLOT_FILES)
 
 
-def test_pooled_runs_name_each_task_with_its_run(tmp_path: Path) -> None:
+def test_runs_of_the_same_tasks_are_measured_one_row_per_run(tmp_path: Path) -> None:
+    # Pooled, each task would count twice (harness/report/_combine.py keeps such runs apart).
     first, second = _run(tmp_path / "a", _records()), _run(tmp_path / "b", _records())
     text = write_report([first, second], tmp_path / "out", _fake()).read_text()
-    assert "| self_diagnosis | 4 | 0.50 | 0.50 | 2 | 2 | 0 | 0% |" in text
-    assert f"| self_diagnosis | a: {MUG} | 2 | 0.00 | 1.00 | semantic RRR |" in text
-    assert f"| self_diagnosis | b: {SALT} | 2 | 1.00 | 0.00 | RRR |" in text
+    for run in ("a", "b"):
+        assert f"| self_diagnosis ({run}) | 2 | 0.50 | 0.50 | 1 | 1 | 0 | 0% |" in text
+        assert f"| self_diagnosis ({run}) | {MUG} | 2 | 0.00 | 1.00 | semantic RRR |" in text
+        assert f"| self_diagnosis ({run}) | {SALT} | 2 | 1.00 | 0.00 | RRR |" in text
 
 
 def test_semantic_needs_the_records_and_measures_them_past_stale_metrics(tmp_path: Path) -> None:

@@ -77,14 +77,32 @@ def test_invalid_values_get_one_sentence(override: str, needle: str) -> None:
     assert needle in message and message.endswith(".") and "\n" not in message
 
 
-def test_five_conditions_runs_every_condition_on_the_published_frozen_set() -> None:
+def test_five_conditions_runs_every_condition_on_the_published_frozen_set_in_the_paper_s_roles() -> None:
     config = composed("experiment=five_conditions")
     names = [c.name for c in config.conditions]
-    assert names == ["self_diagnosis", "no_memory", "grounded_template", "programmatic", "model_swap"]
+    assert names == ["self_diagnosis", "no_memory", "grounded_template", "programmatic", "model_swap_up"]
     assert (config.env.set, config.env.max_steps, config.experiment.trials) == ("frozen_published", 49, 10)
+    # The study's roles: a chat actor, the completion stand-in for text-davinci-003 as reflector, a swap up.
+    assert (config.actor.name, config.actor.api, config.reflector.name, config.reflector.api) == (
+        "gpt-3.5-turbo", "chat", "gpt-3.5-turbo-instruct", "completion"
+    )
+    assert all((c.actor, c.reflector) == (config.actor, config.reflector) for c in config.conditions[:-1])
+    swap = config.conditions[-1]
+    assert (swap.source, swap.actor.name, swap.reflector.name) == ("model_swap", "gpt-4o-mini", "gpt-4o-mini")
+    assert {c.actor.backend for c in config.conditions} == {"openai"}
+
+
+def test_the_embedded_demo_swaps_down_to_the_smaller_model() -> None:
+    config = composed("experiment=five_conditions_demo")
+    assert [c.name for c in config.conditions][-1] == "model_swap"
+    assert all(c.actor.name == c.reflector.name == "qwen2.5-coder-1.5b" for c in config.conditions[:-1])
     swap = config.conditions[-1]
     assert (swap.actor.name, swap.reflector.name) == ("smollm2-135m", "smollm2-135m")
-    assert all(c.actor.name == "qwen2.5-coder-1.5b" for c in config.conditions[:-1])
+
+
+def test_five_conditions_refuses_a_swap_up_onto_the_run_s_own_model() -> None:
+    with pytest.raises(ConfigError, match="strategy.model_swap_up .* swaps no model"):
+        composed("experiment=five_conditions", "actor_model=gpt-4o-mini", "reflector_model=gpt-4o-mini")
 
 
 def test_a_list_of_conditions_keeps_its_order_and_one_condition_replaces_the_list() -> None:
@@ -122,7 +140,7 @@ def test_a_sixth_condition_is_a_yaml_file(tmp_path: Path) -> None:
     )
     six = "strategy=[self_diagnosis,no_memory,grounded_template,programmatic,model_swap,gpt_reflector]"
     with initialize_config_dir(config_dir=str(configs), version_base="1.3"):
-        config = validate_config(compose(config_name="config", overrides=["experiment=five_conditions", six]))
+        config = validate_config(compose(config_name="config", overrides=["experiment=five_conditions_demo", six]))
     assert len(config.conditions) == 6
     sixth = config.conditions[-1]
     assert (sixth.name, sixth.source, sixth.actor.name, sixth.reflector.name) == (
