@@ -14,8 +14,8 @@ FISHER_NOTE = (
     "tasks. Odds ratio: (solved / unsolved) under A over the same under B; inf or 0 when a cell is empty, n/a when "
     "neither condition has both outcomes. p is uncorrected; p (Holm) is adjusted by Holm's step-down method over "
     "the {pairs} pair(s) of this table, the one to read when several pairs are compared. The test takes the two "
-    "conditions' tasks as independent samples: when both played the same tasks that pairing is ignored, and a "
-    "task pooled from two runs counts twice; read it only where the tasks differ, and the Effects table below "
+    "conditions' tasks as independent samples: when both played the same tasks that pairing is ignored; read it "
+    "only where the tasks differ, and the Effects table below "
     "(paired over tasks, McNemar's exact test on solved) where they are the same."
 )
 HEADER = ["condition A", "condition B", "solved A", "solved B", "odds ratio", "p (Fisher)", "p (Holm)"]
