@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-# Settings that may change between a run and its resumption without changing any finished trial.
+from harness.run.config import SamplingSettings
+
+# Settings that may change between a run and its resumption without changing any finished trial. More trials or
+# repeats only add trials (fewer leave records outside the plan, kept and named, never counted).
 RESUMABLE_KEYS = (
     "experiment.trials",
+    "experiment.repeats",
     "experiment.max_concurrency",
     "env.engine_workers",
     "env.translation_cache",
@@ -20,6 +24,10 @@ MODEL_KEYS_NOT_SHAPING = (
     *("requests_per_minute", "tokens_per_minute", "price"),
     *("timeout_s", "max_retries", "retry_max_wait_s"),
 )
+LATER_DEFAULTS: Final[dict[str, Any]] = {
+    "sampling": SamplingSettings().model_dump(mode="json"),
+}
+"""Top-level settings added after runs were recorded, at the values those runs were played with."""
 SHOWN_WITH_VALUES = 3
 """A refusal shows this many changed settings with their values, then names the rest."""
 _LONGEST_VALUE = 60
@@ -71,10 +79,19 @@ def _without_pacing_and_price(config: dict[str, Any]) -> dict[str, Any]:
     return {**roles(config), **({"conditions": conditions} if "conditions" in config else {})}
 
 
+def _with_later_defaults(config: dict[str, Any]) -> dict[str, Any]:
+    """The config with the settings added after it was written at their defaults, which is how it was played."""
+    return {**{key: value for key, value in LATER_DEFAULTS.items() if key not in config}, **config}
+
+
 def shaping_changes(previous: dict[str, Any], current: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
     """Settings that shape finished trials and differ: {dotted key: (was, now)}, sorted by key; ABSENT marks a side
     that does not have the setting."""
-    changed = _differences(_without_pacing_and_price(previous), _without_pacing_and_price(current), "")
+    changed = _differences(
+        _without_pacing_and_price(_with_later_defaults(previous)),
+        _without_pacing_and_price(_with_later_defaults(current)),
+        "",
+    )
     return {
         key: values
         for key, values in sorted(changed.items())

@@ -24,6 +24,7 @@ from harness.run.config import (
     PlantedRefusalConfig,
     ResumeSettings,
     RunConfig,
+    SamplingSettings,
     TOP_LEVEL_KEYS,
 )
 
@@ -53,6 +54,7 @@ SECTION_MODELS: Level = {
     "llm": [LLMSettings],
     "resume": [ResumeSettings],
     "scenario": [PlantedRefusalConfig],
+    "sampling": [SamplingSettings],
 }
 TOP_LEVEL: Level = {key: SECTION_MODELS.get(key, []) for key in TOP_LEVEL_KEYS}
 """Every top-level key validate_config reads; a value has no models below it, `strategy` any condition's name."""

@@ -73,11 +73,14 @@ class Experiment:
             trials=config.experiment.trials,
             max_concurrency=config.experiment.max_concurrency,
             seed=config.experiment.seed,
+            repeats=config.experiment.repeats,
+            sampling=config.sampling,
         )
         self.plan = RunPlan(
             conditions=[c.name for c in config.conditions],
             tasks=self.domain.task_ids(),
             trials=config.experiment.trials,
+            repeats=config.experiment.repeats,
         )
 
     def _prepare(self, config: RunConfig, run_dir: Path) -> None:
