@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args
 
 from omegaconf import DictConfig, OmegaConf
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, ValidationError, field_validator
 
 from harness.domains.alfworld.config import AlfworldEnvConfig
 from harness.domains.hotpotqa.config import PROTOCOL_MEMORY_WINDOW as HOTPOTQA_MEMORY_WINDOW
@@ -79,8 +79,16 @@ class ExperimentConfig(_Strict):
 class RoleSampling(_Strict):
     """One role's sampling; None keeps the protocol's own value (Reflexion's, request by request)."""
 
-    temperature: float | None = Field(None, ge=0.0, le=2.0, description="Temperature of the role's requests.")
-    top_p: float | None = Field(None, gt=0.0, le=1.0, description="Nucleus mass of the role's requests.")
+    temperature: StrictFloat | None = Field(
+        None,
+        ge=0.0,
+        le=2.0,
+        description="Temperature of the role's requests, a floor: a request the protocol sends hotter (ALFWorld's "
+        "short-output retries at 0.2 x attempt) keeps its own.",
+    )
+    top_p: StrictFloat | None = Field(
+        None, gt=0.0, le=1.0, description="Nucleus mass of the role's requests; None = not sent (the backend's default)."
+    )
 
 
 class SamplingSettings(_Strict):

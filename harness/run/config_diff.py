@@ -26,8 +26,9 @@ MODEL_KEYS_NOT_SHAPING = (
 )
 LATER_DEFAULTS: Final[dict[str, Any]] = {
     "sampling": SamplingSettings().model_dump(mode="json"),
+    "experiment.held_out": False,
 }
-"""Top-level settings added after runs were recorded, at the values those runs were played with."""
+"""Settings added after runs were recorded (dotted keys), at the values those runs were played with."""
 SHOWN_WITH_VALUES = 3
 """A refusal shows this many changed settings with their values, then names the rest."""
 _LONGEST_VALUE = 60
@@ -81,7 +82,18 @@ def _without_pacing_and_price(config: dict[str, Any]) -> dict[str, Any]:
 
 def _with_later_defaults(config: dict[str, Any]) -> dict[str, Any]:
     """The config with the settings added after it was written at their defaults, which is how it was played."""
-    return {**{key: value for key, value in LATER_DEFAULTS.items() if key not in config}, **config}
+    filled = dict(config)
+    for dotted, value in LATER_DEFAULTS.items():
+        *sections, key = dotted.split(".")
+        tree = filled
+        for section in sections:
+            if not isinstance(tree.get(section), dict):
+                break
+            tree[section] = dict(tree[section])
+            tree = tree[section]
+        else:
+            tree.setdefault(key, value)
+    return filled
 
 
 def shaping_changes(previous: dict[str, Any], current: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
