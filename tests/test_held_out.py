@@ -19,6 +19,8 @@ from harness.records import Manifest, TrialLog, TrialRecord, read_manifest, writ
 from harness.records.calls import ModelCall
 from harness.run.held_out import compare_with_selection, selection_run, shared_answers
 from tests.harness.factories import make_record
+from tests.runner import run_cli
+from tests.scripted_server import ScriptedServer
 
 STARTED = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
 
@@ -119,3 +121,41 @@ def test_frozen_in_refusals_are_one_sentence(tmp_path: Path, domain: str) -> Non
     mine = run_dir(tmp_path, "mine", frozen_chain("t"), env=domain)
     with pytest.raises(GameNotFoundError, match="holds no trial of condition 'no_memory'"):
         frozen_tasks(str(mine), "no_memory", domain)
+
+
+@pytest.mark.slow
+def test_a_held_out_run_names_its_selection_run_and_warns_when_it_replays_it(tmp_path: Path) -> None:
+    """End to end over real HTTP (the scripted server, a test instrument): every answer is the same action, so
+    each episode ends after two steps and every reflection repeats, and the game freezes in the selection run."""
+    game = "pick_and_place_simple-Mug-None-Desk-308/trial_T20190908_125200_737896"
+    common = ("model=openai-compatible", "llm.cache.mode=off", "env.set=null", f"env.games=[{game}]")
+    common += ("experiment.max_concurrency=1", "experiment.trials=3")
+
+    def run(name: str, *overrides: str) -> tuple[str, Path]:
+        with ScriptedServer([" go to desk 1"] * 40) as server:
+            result = run_cli(
+                *common,
+                f"model.base_url={server.base_url}",
+                *overrides,
+                f"hydra.run.dir={tmp_path / name}",
+                env={"OPENAI_API_KEY": "none"},
+            )
+        assert result.returncode == 0, result.stderr[-2000:]
+        return result.stderr, tmp_path / name
+
+    _, selection = run("select", "strategy=[self_diagnosis]", "experiment.seed=0")
+    same_seed, replaying = run("replaying", "strategy=[self_diagnosis]", "experiment.seed=0", f"env.frozen_in={selection}")
+    manifest = read_manifest(replaying)
+    assert manifest is not None and manifest.selection is not None
+    assert manifest.selection.path == str(selection) and manifest.selection.shared == manifest.selection.compared > 0
+    assert manifest.selection.started_at == read_manifest(selection).started_at  # type: ignore[union-attr]
+    assert f"with its selection run {selection}" in same_seed
+    assert f"with its selection run {selection}" in (replaying / "run.log").read_text()
+    assert "sampling.actor.temperature and sampling.reflector.temperature are 0 or unset" in same_seed
+
+    hot = ("sampling.actor.temperature=0.7", "sampling.reflector.temperature=0.7")
+    fresh_log, fresh = run("fresh", "strategy=[self_diagnosis,no_memory]", "experiment.seed=1", *hot, f"env.frozen_in={selection}")
+    manifest = read_manifest(fresh)
+    assert manifest is not None and manifest.selection is not None
+    assert manifest.selection.shared == 0 and manifest.selection.compared > 0
+    assert "selection run" not in fresh_log and "0 or unset" not in fresh_log

@@ -98,7 +98,7 @@ def warn_greedy_roles(config: RunConfig) -> None:
     greedy = [role for role in ("actor", "reflector") if not getattr(config.sampling, role).temperature]
     if greedy:
         log.warning(
-            "sampling.%s.temperature is 0 or unset (the protocol's greedy requests) on tasks selected by "
-            "env.frozen_in, so a new seed gives no new sample on llama.cpp; set it above 0 for a fresh control.",
-            " and sampling.".join(greedy),
+            "%s 0 or unset (the protocol's greedy requests) on tasks selected by env.frozen_in, so a new seed gives "
+            "no new sample on llama.cpp; set it above 0 for a fresh control.",
+            " and ".join(f"sampling.{role}.temperature" for role in greedy) + (" are" if len(greedy) > 1 else " is"),
         )
