@@ -27,6 +27,8 @@ def assert_one_sentence_error(stderr: str, *needles: str) -> None:
         ("actor_model=no-such-model", ("model=no-such-model", "smollm2-135m")),
         ("strategy=[self_diagnosis,oracle]", ("strategy=oracle", "grounded_template", "programmatic")),
         ("env.frozen_in=/nonexistent/run", ("env.frozen_in=/nonexistent/run", "not a run directory")),
+        ("experiment=held_out", ("experiment.held_out=true", "env.frozen_in=", "experiment=held_out_select")),
+        ("sampling.actor.temperature=3", ("sampling.actor.temperature", "less than or equal to 2")),
         ("strategy.self_diagnosis.memory_window=-2", ("strategy.self_diagnosis.memory_window = -2",)),
     ],
 )

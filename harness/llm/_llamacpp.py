@@ -155,6 +155,8 @@ class LlamaCppBackend:
                 "stop": request.stop,
                 "seed": request.seed,
             }
+            if request.top_p is not None:  # unset, llama.cpp samples with its own default (0.95)
+                options["top_p"] = request.top_p
             llama_cpp.llama_perf_context_reset(self._llama.ctx)
             started = time.perf_counter()
             if request.kind == "completion":

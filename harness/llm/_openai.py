@@ -100,6 +100,8 @@ class OpenAIBackend:
         }
         if request.stop:  # some servers reject an empty stop list
             options["stop"] = request.stop
+        if request.top_p is not None:  # unset, the body stays what it was before top_p existed
+            options["top_p"] = request.top_p
         started = time.perf_counter()
         try:
             with self._deadline.attempt(self.config.timeout_s):

@@ -7,7 +7,7 @@ import stat
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -106,6 +106,21 @@ class TrialRecord(BaseModel):
         return (self.task_id, self.condition, self.trial, self.repeat)
 
 
+class SelectionRun(BaseModel):
+    """The earlier run whose frozen tasks this run plays (`env.frozen_in`), and the answers the two share."""
+
+    path: str = Field(description="The selection run's directory, as env.frozen_in named it.")
+    started_at: datetime | None = Field(description="Its manifest's started_at; None when it has no manifest.")
+    git_commit: str | None = Field(description="Its manifest's git commit; None when unknown.")
+    basis: Literal["calls", "trials"] | None = Field(
+        None,
+        description="calls: requests compared by cache key; trials: (either run has no calls recorded) trials "
+        "compared by task, trial, repeat and run seed (and condition after trial 0); None until the run ends.",
+    )
+    compared: int | None = Field(None, ge=0, description="This run's requests (or trials) compared.")
+    shared: int | None = Field(None, ge=0, description="Of them, those the selection run also has.")
+
+
 class Manifest(BaseModel):
     """What a run was: its resolved config and the versions of everything that shaped it."""
 
@@ -124,6 +139,9 @@ class Manifest(BaseModel):
         None, description="Records in trials.jsonl when the run ended; None while running and in older manifests."
     )
     status: str = Field("running", description="running | finished | failed | interrupted (SIGINT or SIGTERM)")
+    selection: SelectionRun | None = Field(
+        None, description="The run env.frozen_in selected this run's tasks from; None when it played no such set."
+    )
 
 
 class TrialLog:

@@ -71,13 +71,25 @@ class ExperimentConfig(_Strict):
         ge=1,
         description="Independent repetitions of every (task, condition), each with its own seeds; pooled per task.",
     )
+    held_out: bool = Field(
+        False,
+        description="Step 2 of a held-out selection (experiment=held_out): env.frozen_in must name the selection run.",
+    )
 
 
 class RoleSampling(_Strict):
     """One role's sampling; None keeps the protocol's own value (Reflexion's, request by request)."""
 
-    temperature: float | None = Field(None, ge=0.0, le=2.0, description="Temperature of the role's requests.")
-    top_p: float | None = Field(None, gt=0.0, le=1.0, description="Nucleus mass of the role's requests.")
+    temperature: StrictFloat | None = Field(
+        None,
+        ge=0.0,
+        le=2.0,
+        description="Temperature of the role's requests, a floor: a request the protocol sends hotter (ALFWorld's "
+        "short-output retries at 0.2 x attempt) keeps its own.",
+    )
+    top_p: StrictFloat | None = Field(
+        None, gt=0.0, le=1.0, description="Nucleus mass of the role's requests; None = not sent (the backend's default)."
+    )
 
 
 class SamplingSettings(_Strict):
@@ -347,6 +359,12 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
             "resume": raw.get("resume") or {},
             "scenario": raw.get("scenario"),
         }
-        return RunConfig.model_validate(candidate)
+        config = RunConfig.model_validate(candidate)
     except ValidationError as error:
         raise ConfigError(_first_error_sentence(error, RunConfig)) from None
+    if config.experiment.held_out and getattr(config.env, "frozen_in", None) is None:
+        raise ConfigError(
+            "experiment.held_out=true plays the tasks that froze in a selection run, so it needs "
+            "env.frozen_in=<that run's directory> (step 1: python run.py experiment=held_out_select)."
+        )
+    return config

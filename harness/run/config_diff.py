@@ -6,7 +6,8 @@ from typing import Any, Final
 
 from harness.run.config import SamplingSettings
 
-# Settings that may change between a run and its resumption without changing any finished trial.
+# Settings that may change between a run and its resumption without changing any finished trial. More trials or
+# repeats only add trials (fewer leave records outside the plan, kept and named, never counted).
 RESUMABLE_KEYS = (
     "experiment.trials",
     "experiment.repeats",
@@ -26,6 +27,11 @@ MODEL_KEYS_NOT_SHAPING = (
     *("timeout_s", "max_retries", "retry_max_wait_s"),
     "n_threads",
 )
+LATER_DEFAULTS: Final[dict[str, Any]] = {
+    "sampling": SamplingSettings().model_dump(mode="json"),
+    "experiment.held_out": False,
+}
+"""Settings added after runs were recorded (dotted keys), at the values those runs were played with."""
 SHOWN_WITH_VALUES = 3
 """A refusal shows this many changed settings with their values, then names the rest."""
 _LONGEST_VALUE = 60
@@ -77,13 +83,30 @@ def _without_pacing_and_price(config: dict[str, Any]) -> dict[str, Any]:
     return {**roles(config), **({"conditions": conditions} if "conditions" in config else {})}
 
 
+def _with_later_defaults(config: dict[str, Any]) -> dict[str, Any]:
+    """The config with the settings added after it was written at their defaults, which is how it was played."""
+    filled = dict(config)
+    for dotted, value in LATER_DEFAULTS.items():
+        *sections, key = dotted.split(".")
+        tree = filled
+        for section in sections:
+            if not isinstance(tree.get(section), dict):
+                break
+            tree[section] = dict(tree[section])
+            tree = tree[section]
+        else:
+            tree.setdefault(key, value)
+    return filled
+
+
 def shaping_changes(previous: dict[str, Any], current: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
     """Settings that shape finished trials and differ: {dotted key: (was, now)}, sorted by key; ABSENT marks a side
     that does not have the setting."""
-    # A run started before per-role sampling existed sent every request as the protocol does: today's default.
-    default = {"sampling": SamplingSettings().model_dump(mode="json")}
-    previous, current = {**default, **previous}, {**default, **current}
-    changed = _differences(_without_pacing_and_price(previous), _without_pacing_and_price(current), "")
+    changed = _differences(
+        _without_pacing_and_price(_with_later_defaults(previous)),
+        _without_pacing_and_price(_with_later_defaults(current)),
+        "",
+    )
     return {
         key: values
         for key, values in sorted(changed.items())

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from harness.run.config import Condition, RunConfig
+from harness.run.held_out import compare_with_selection, frozen_in, selection_run, warn_greedy_roles
 from harness.domains.registry import build_domain
 from harness.gate.memory import GatedMemory
 from harness.llm import CacheStore
@@ -75,11 +76,14 @@ class Experiment:
             trials=config.experiment.trials,
             max_concurrency=config.experiment.max_concurrency,
             seed=config.experiment.seed,
+            repeats=config.experiment.repeats,
+            sampling=config.sampling,
         )
         self.plan = RunPlan(
             conditions=[c.name for c in config.conditions],
             tasks=self.domain.task_ids(),
             trials=config.experiment.trials,
+            repeats=config.experiment.repeats,
         )
 
     def _prepare(self, config: RunConfig, run_dir: Path) -> None:
@@ -124,8 +128,12 @@ class Experiment:
         self.lock.release()
 
     def _run(self, stop: StopRequest) -> RunSummary:
-        """The run itself; the manifest records how it ended."""
+        """The run itself; the manifest records how it ended (and the run that selected its tasks, if one did)."""
+        selected_in = frozen_in(self.config)
+        if selected_in is not None:
+            warn_greedy_roles(self.config)
         manifest = Manifest(
+            selection=selection_run(selected_in) if selected_in is not None else None,
             config=self.resolved,
             package_versions=package_versions(),
             git_commit=git_commit(),
@@ -140,6 +148,9 @@ class Experiment:
         progress = Progress(self.settings.trials, self.config.progress)
         try:
             run_loop(self.domain, self.conditions, self.trial_log, self.settings, progress, stop)
+            if manifest.selection is not None:
+                compared = compare_with_selection(manifest.selection, self.trial_log.records, self.settings.seed)
+                manifest = manifest.model_copy(update={"selection": compared})
             # Metrics and summary come before "finished": a run killed while writing them must not claim to
             # be done, or no one would resume it to complete them.
             self.lock.ensure_held()

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from harness.domains.base import Domain
 from harness.errors import RunInterrupted
@@ -18,9 +18,11 @@ from harness.llm import CachedLLM, CallContext, LLMRequest, LLMResponse, Usage
 from harness.llm.metering import MeteredLLM, calls_in_order
 from harness.records import Timing, TrialLog, TrialRecord
 from harness.reflection import Reflection, ReflectionInput, ReflectionSource
+from harness.run.config import RoleSampling, SamplingSettings
 from harness.run.interrupt import STOP_GRACE_S, StopRequest
 from harness.run.memory import memory_window
 from harness.run.progress import Progress
+from harness.run.sampling import sampled
 from harness.run.workers import play_side_by_side
 
 
@@ -32,6 +34,8 @@ class LoopSettings(BaseModel):
     trials: int
     max_concurrency: int
     seed: int
+    repeats: int = Field(1, ge=1, description="Independent chains of trials per (task, condition).")
+    sampling: SamplingSettings = Field(default_factory=SamplingSettings)
 
 
 @dataclass(frozen=True)
@@ -49,42 +53,54 @@ class ConditionRun:
     gate: GatedMemory | None = None
     """Gated conditions: the gate their reflections pass through and their actor's memory comes from."""
 
-    def memory(self, task_id: str, history: TaskHistory) -> list[str]:
+    def memory(self, task_id: str, repeat: int, history: TaskHistory) -> list[str]:
         """The reflections the actor and reflector read in this trial."""
         if self.gate is not None:
-            return self.gate.window(task_id)
+            return self.gate.window(gate_scope(task_id, repeat))
         if not self.source.uses_memory:
             return []
         return memory_window(history.reflections, self.source.memory_window)
 
 
+def gate_scope(task_id: str, repeat: int) -> str:
+    """A gate store's scope for one chain: the task in repeat 0 (as before repeats existed), its own one after."""
+    return task_id if repeat == 0 else f"{task_id} (repeat {repeat})"
+
+
 class TaskHistory(BaseModel):
-    """What earlier trials of one task under one condition left behind."""
+    """What earlier trials of one task under one condition, in one repeat, left behind."""
 
     records: list[TrialRecord]
     reflections: list[str]
     finished: bool
 
 
-def trial_seed(run_seed: int, trial: int) -> int:
+def trial_seed(run_seed: int, trial: int, repeat: int = 0) -> int:
     """The sampling seed of one trial's requests: the run's seed in trial 0, its own one in every later trial.
 
     Reflexion asked the model afresh in every trial. The seed is part of each request and of its cache key, so
     under `llm.cache.mode=auto` trial t is a new sample, never a replay of trial 0's answer to the same prompt.
-    Trial 0's requests are the same in every condition and stay shared: common random numbers.
+    Trial 0's requests are the same in every condition and stay shared: common random numbers. A repeat r > 0 of
+    the chain derives every seed from (run seed, repeat, trial), so its requests are new samples too; repeat 0 keeps
+    the seeds runs had before repeats existed, so their caches still answer.
     """
-    if trial == 0:
+    if trial == 0 and repeat == 0:
         return run_seed
-    digest = hashlib.sha256(f"{run_seed}/{trial}".encode()).digest()
+    chain = f"{run_seed}/{trial}" if repeat == 0 else f"{run_seed}/{repeat}/{trial}"
+    digest = hashlib.sha256(chain.encode()).digest()
     return int.from_bytes(digest[:4], "big") >> 1  # 31 bits: a seed every backend accepts
 
 
 def task_history(
-    records: Sequence[TrialRecord], task_id: str, condition: str, before_trial: int, domain: Domain
+    records: Sequence[TrialRecord], task_id: str, condition: str, before_trial: int, domain: Domain, repeat: int = 0
 ) -> TaskHistory:
-    """Records, reflections (in trial order) and whether the task is over, from the trials before one."""
+    """Records, reflections (in trial order) and whether the task is over, from the chain's trials before one."""
     mine = sorted(
-        (r for r in records if r.task_id == task_id and r.condition == condition and r.trial < before_trial),
+        (
+            r
+            for r in records
+            if r.task_id == task_id and r.condition == condition and r.repeat == repeat and r.trial < before_trial
+        ),
         key=lambda r: r.trial,
     )
     return TaskHistory(
@@ -99,18 +115,24 @@ class TrialAbandoned(Exception):
 
 
 class TrialLLM(MeteredLLM):
-    """A trial's metered model that refuses further calls once the run has left the trial behind."""
+    """A trial's metered model: its role's sampling on every request, no call once the run left the trial behind."""
 
     def __init__(
-        self, llm: CachedLLM, context: CallContext, abandoned: threading.Event, extra_stop: Sequence[str] = ()
+        self,
+        llm: CachedLLM,
+        context: CallContext,
+        abandoned: threading.Event,
+        extra_stop: Sequence[str] = (),
+        sampling: RoleSampling | None = None,
     ) -> None:
         super().__init__(llm, context, extra_stop)
         self._abandoned = abandoned
+        self._sampling = sampling or RoleSampling()
 
     def generate(self, request: LLMRequest) -> LLMResponse:
         if self._abandoned.is_set():
             raise TrialAbandoned(f"{self.context.describe()}: the run stopped; this trial is played again on resume")
-        return super().generate(request)
+        return super().generate(sampled(request, self._sampling))
 
 
 def play_trial(
@@ -122,21 +144,26 @@ def play_trial(
     settings: LoopSettings,
     progress: Progress,
     abandoned: threading.Event | None = None,
+    repeat: int = 0,
 ) -> TrialRecord:
-    """Play one trial of one task under one condition and reflect on it if it failed.
+    """Play one trial of one task under one condition (in one repeat) and reflect on it if it failed.
 
     Once `abandoned` is set (the run stopped and left this trial behind), its next model call raises TrialAbandoned.
     """
     started = time.perf_counter()
     source = condition.source
-    window = condition.memory(task_id, history)
-    seed = trial_seed(settings.seed, trial)
+    window = condition.memory(task_id, repeat, history)
+    seed = trial_seed(settings.seed, trial, repeat)
     last_trial = trial == settings.trials - 1
     abandoned = abandoned or threading.Event()
     context = CallContext(task_id=task_id, trial=trial, condition=condition.name, role="actor")
-    actor = TrialLLM(condition.actor_llm, context, abandoned)
+    actor = TrialLLM(condition.actor_llm, context, abandoned, sampling=settings.sampling.actor)
     reflector = TrialLLM(
-        condition.reflector_llm, context.model_copy(update={"role": "reflector"}), abandoned, condition.reflector_stop
+        condition.reflector_llm,
+        context.model_copy(update={"role": "reflector"}),
+        abandoned,
+        condition.reflector_stop,
+        settings.sampling.reflector,
     )
     attempt = domain.play(
         task_id,
@@ -166,12 +193,13 @@ def play_trial(
             reflector,
         )
         if condition.gate is not None:
-            reflection = condition.gate.admit(task_id, trial, reflection)
+            reflection = condition.gate.admit(gate_scope(task_id, repeat), trial, reflection)
     meters = (actor, reflector)
     record = TrialRecord(
         task_id=task_id,
         condition=condition.name,
         trial=trial,
+        repeat=repeat,
         success=attempt.success,
         end_reason=attempt.end_reason,
         steps=len(attempt.trajectory),
@@ -201,22 +229,24 @@ def play_trial(
     return record.model_copy(update={"reflection_identity": domain.identity(record)})
 
 
-PendingTrial = tuple[ConditionRun, str, TaskHistory]
+PendingTrial = tuple[ConditionRun, str, int, TaskHistory]
+"""A trial to play: its condition, task, repeat, and what the chain's earlier trials left."""
 
 
 def pending_trials(
-    domain: Domain, conditions: Sequence[ConditionRun], trial_log: TrialLog, trial: int
+    domain: Domain, conditions: Sequence[ConditionRun], trial_log: TrialLog, trial: int, repeats: int = 1
 ) -> list[PendingTrial]:
-    """(condition, task) pairs still to play in this trial, condition by condition: not recorded, not over."""
+    """(condition, task, repeat) still to play in this trial, condition by condition: not recorded, not over."""
     done = trial_log.keys()
     pending = []
     for condition in conditions:
-        for task_id in domain.task_ids():
-            if (task_id, condition.name, trial, 0) in done:
-                continue
-            history = task_history(trial_log.records, task_id, condition.name, trial, domain)
-            if not history.finished:
-                pending.append((condition, task_id, history))
+        for repeat in range(repeats):
+            for task_id in domain.task_ids():
+                if (task_id, condition.name, trial, repeat) in done:
+                    continue
+                history = task_history(trial_log.records, task_id, condition.name, trial, domain, repeat)
+                if not history.finished:
+                    pending.append((condition, task_id, repeat, history))
     return pending
 
 
@@ -230,7 +260,7 @@ def run_loop(
 ) -> None:
     """Run every trial of every condition; records are appended by this thread only, as trials finish.
 
-    Trial t of every condition runs before trial t + 1 of any, so an interrupted study has
+    Trial t of every condition and repeat runs before trial t + 1 of any, so an interrupted study has
     comparable progress in all conditions. A stop request starts no further trial: the running ones get
     STOP_GRACE_S seconds to finish and be recorded, then RunInterrupted is raised.
     """
@@ -244,15 +274,15 @@ def run_loop(
     finished_after_stop = 0
     try:
         for trial in range(settings.trials):
-            pending = pending_trials(domain, conditions, trial_log, trial)
+            pending = pending_trials(domain, conditions, trial_log, trial, settings.repeats)
             if not pending:
                 continue
             if stop.is_set():
                 raise _interrupted(stop, finished_after_stop, 0, trial_log)
             progress.trial_started(trial, len(pending))
             jobs = [
-                partial(play_trial, domain, task_id, trial, history, condition, settings, progress, abandoned)
-                for condition, task_id, history in pending
+                partial(play_trial, domain, task_id, trial, history, condition, settings, progress, abandoned, repeat)
+                for condition, task_id, repeat, history in pending
             ]
             played = play_side_by_side(jobs, settings.max_concurrency, record, stop, STOP_GRACE_S)
             finished_after_stop += played.after_stop

@@ -47,12 +47,13 @@ class Progress:
                 self.stream.write("\r" + " " * 100 + "\r")
         if self.enabled:
             log.info(
-                "[%d/%d] %s %s trial %d: %s after %d steps (%s)%s",
+                "[%d/%d] %s %s trial %d%s: %s after %d steps (%s)%s",
                 done,
                 tasks,
                 record.condition,
                 record.task_id,
                 record.trial,
+                f" repeat {record.repeat}" if record.repeat else "",
                 "WON" if record.success else "failed",
                 record.steps,
                 record.end_reason,

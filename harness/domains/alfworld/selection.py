@@ -7,7 +7,7 @@ from pathlib import Path
 from envs.alfworld import SPLIT_DIR, AlfworldGame, list_games, select_games
 from harness.domains.alfworld.config import AlfworldEnvConfig
 from harness.errors import GameNotFoundError
-from harness.metrics.frozen import frozen_in_run
+from harness.domains.frozen_in import frozen_tasks
 
 
 def choose_games(env: AlfworldEnvConfig) -> list[AlfworldGame]:
@@ -23,7 +23,7 @@ def choose_games(env: AlfworldEnvConfig) -> list[AlfworldGame]:
         games, names=env.games or None, task_types=env.task_types or None, set_name=env.set, first_n=env.first_n
     )
     if env.frozen_in is not None:
-        frozen = set(frozen_in_run(Path(env.frozen_in), env.frozen_condition))
+        frozen = frozen_tasks(env.frozen_in, env.frozen_condition, env.name)
         chosen = [game for game in chosen if game.game_id in frozen]
     if not chosen:
         raise GameNotFoundError(

@@ -26,3 +26,5 @@ class HotpotQAEnvConfig(BaseModel):
     types: list[QuestionType] = Field(default_factory=list, description="Keep these question types; empty = both.")
     levels: list[QuestionLevel] = Field(default_factory=list, description="Keep these levels; empty = all.")
     first_n: StrictInt | None = Field(None, ge=1, description="Keep the first N questions after the other filters.")
+    frozen_in: str | None = Field(None, description="A run directory: keep the tasks whose memory froze there.")
+    frozen_condition: str = Field("self_diagnosis", description="The condition of `frozen_in` whose memory counts.")

@@ -15,6 +15,8 @@ class HumanEvalEnvConfig(BaseModel):
     name: Literal["humaneval"]
     problems: list[str] = Field(default_factory=list, description="Problem ids ('HumanEval/0'); empty = all 164.")
     first_n: StrictInt | None = Field(None, ge=1, description="Keep the first N problems after the id filter.")
+    frozen_in: str | None = Field(None, description="A run directory: keep the tasks whose memory froze there.")
+    frozen_condition: str = Field("self_diagnosis", description="The condition of `frozen_in` whose memory counts.")
     max_tests: StrictInt = Field(
         1, ge=1, description="Internal tests kept, sampled with the run's seed (Reflexion: 1)."
     )

@@ -20,6 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from envs.humaneval import HumanEvalProblem, data_bytes, load_problems, select_problems
 from harness.domains.humaneval.actor import TestFilter, first_implementation, improved_implementation, internal_tests
 from harness.domains.humaneval.models import CodeAttempt, InternalTests
+from harness.domains.frozen_in import frozen_tasks
+from harness.errors import GameNotFoundError
 from harness.domains.humaneval.config import HumanEvalEnvConfig
 from harness.domains.humaneval.extraction import CodeExtraction
 from harness.domains.humaneval.feedback import (
@@ -157,4 +159,13 @@ def build(env: HumanEvalEnvConfig) -> HumanEvalDomain:
         test_limits=SandboxLimits(timeout_s=env.test_timeout_s),
         check_limits=SandboxLimits(timeout_s=env.check_timeout_s),
     )
-    return HumanEvalDomain(select_problems(load_problems(), ids=env.problems or None, first_n=env.first_n), protocol)
+    problems = select_problems(load_problems(), ids=env.problems or None, first_n=env.first_n)
+    if env.frozen_in is not None:
+        frozen = frozen_tasks(env.frozen_in, env.frozen_condition, env.name)
+        problems = [problem for problem in problems if problem.task_id in frozen]
+        if not problems:
+            raise GameNotFoundError(
+                f"env.problems={env.problems}, env.first_n={env.first_n} and env.frozen_in={env.frozen_in} together "
+                "select no problem; loosen one of them."
+            )
+    return HumanEvalDomain(problems, protocol)

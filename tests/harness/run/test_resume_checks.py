@@ -92,6 +92,16 @@ def test_a_refusal_names_the_settings_that_differ_not_the_whole_config() -> None
     assert steps.startswith("this run directory was started with env.max_steps=30, not 12; env.set='demo', not 'smoke'; ")
 
 
+def test_sampling_shapes_trials_but_repeats_only_add_chains_and_older_manifests_read_as_the_defaults() -> None:
+    changed = refusal(resolved(), resolved("sampling.actor.temperature=0.7"))
+    assert changed.startswith("this run directory was started with sampling.actor.temperature=None, not 0.7")
+    assert check_resumable(resolved(), resolved("experiment.repeats=3"))["experiment"]["repeats"] == 3
+    before = resolved()
+    before.pop("sampling")
+    before["experiment"] = {k: v for k, v in before["experiment"].items() if k not in ("repeats", "held_out")}
+    assert check_resumable(before, resolved())["resume"] == {"allow_config_change": False, "adopt_records": False}
+
+
 def test_the_conditions_are_compared_by_name_not_by_position() -> None:
     previous = resolved("strategy=[self_diagnosis,no_memory]")
     assert check_resumable(previous, resolved("strategy=[no_memory,self_diagnosis]"))["resume"] == {

@@ -1,0 +1,36 @@
+"""`env.frozen_in`, shared by every domain: the tasks whose memory froze in an earlier run of this domain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from harness.errors import GameNotFoundError
+from harness.metrics.frozen import frozen_in_run
+from harness.records import TRIALS_FILE, read_manifest
+
+
+def _domain_of(run_dir: Path) -> str | None:
+    """The env name the run's manifest states; None when it has no readable manifest (its records still count)."""
+    try:
+        manifest = read_manifest(run_dir)
+    except (OSError, UnicodeDecodeError, ValidationError):
+        return None
+    env = manifest.config.get("env") if manifest else None
+    return env.get("name") if isinstance(env, dict) and isinstance(env.get("name"), str) else None
+
+
+def frozen_tasks(frozen_in: str, condition: str, domain: str) -> set[str]:
+    """Task ids whose memory under `condition` froze in run directory `frozen_in`, a run of `domain`.
+
+    Refused in one sentence: not a run directory, a run of another domain, no trial of the condition.
+    """
+    run_dir = Path(frozen_in)
+    if (run_dir / TRIALS_FILE).is_file():
+        played = _domain_of(run_dir)
+        if played is not None and played != domain:
+            raise GameNotFoundError(
+                f"env.frozen_in={frozen_in} is a run of {played}, not of {domain}; name a {domain} run directory."
+            )
+    return set(frozen_in_run(run_dir, condition))

@@ -1,0 +1,104 @@
+"""Held-out selection: what a run on frozen tasks (`env.frozen_in`) shares with the run that selected them.
+
+A control that replays its selection run's answers is frozen by construction (regression to the mean built in), so
+the run names its selection run in the manifest and counts the requests the two share. Records of schema 5 carry
+every call's cache key, and equal keys are equal answers. Older records carry none: then a trial counts as shared
+when the selection run played the same task, trial and repeat under the same run seed, and the same condition
+after trial 0 (trial 0 asks the same question in every condition), an upper bound on what can be shared.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.records import Manifest, SelectionRun, TrialRecord, read_manifest, read_trials
+from harness.run.config import RunConfig
+
+log = logging.getLogger(__name__)
+
+TrialIdentity = tuple[str, str, int, int, int]
+
+
+class SharedAnswers(BaseModel):
+    """How much of this run the selection run already answered."""
+
+    model_config = ConfigDict(frozen=True)
+
+    basis: Literal["calls", "trials"]
+    """calls: requests compared by cache key; trials: trials compared by task, trial, repeat and run seed."""
+    compared: int
+    shared: int
+
+
+def _trial_identity(record: TrialRecord, run_seed: int) -> TrialIdentity:
+    condition = "" if record.trial == 0 else record.condition
+    return (record.task_id, condition, record.trial, record.repeat, run_seed)
+
+
+def shared_answers(
+    records: Sequence[TrialRecord], run_seed: int, selection: Sequence[TrialRecord], selection_seed: int | None
+) -> SharedAnswers:
+    """This run's requests (or trials, when either side has no calls recorded) that the selection run shares."""
+    if all(r.calls for r in records) and all(r.calls for r in selection):
+        seen = {call.key for r in selection for call in r.calls}
+        keys = [call.key for r in records for call in r.calls]
+        return SharedAnswers(basis="calls", compared=len(keys), shared=sum(key in seen for key in keys))
+    played = set() if selection_seed is None else {_trial_identity(r, selection_seed) for r in selection}
+    shared = sum(_trial_identity(r, run_seed) in played for r in records)
+    return SharedAnswers(basis="trials", compared=len(records), shared=shared)
+
+
+def frozen_in(config: RunConfig) -> Path | None:
+    """The selection run this run's tasks come from, or None."""
+    value = getattr(config.env, "frozen_in", None)
+    return None if value is None else Path(value)
+
+
+def selection_run(run_dir: Path) -> SelectionRun:
+    """The selection run as the manifest names it, before anything is compared."""
+    manifest = read_manifest(run_dir)
+    return SelectionRun(
+        path=str(run_dir),
+        started_at=manifest.started_at if manifest else None,
+        git_commit=manifest.git_commit if manifest else None,
+    )
+
+
+def _run_seed(manifest: Manifest | None) -> int | None:
+    experiment = (manifest.config.get("experiment") or {}) if manifest else {}
+    seed = experiment.get("seed")
+    return seed if isinstance(seed, int) else None
+
+
+def compare_with_selection(selection: SelectionRun, records: Sequence[TrialRecord], run_seed: int) -> SelectionRun:
+    """The selection run with what this run shares with it; a warning (run.log and stderr) when anything is."""
+    run_dir = Path(selection.path)
+    found = shared_answers(records, run_seed, read_trials(run_dir), _run_seed(read_manifest(run_dir)))
+    if found.shared:
+        unit = "request(s)" if found.basis == "calls" else "trial(s) (no calls recorded: by task, trial and seed)"
+        log.warning(
+            "this run shares %d of its %d %s with its selection run %s, so its control is not a fresh sample of "
+            "the frozen tasks: use another experiment.seed and a temperature above 0.",
+            found.shared,
+            found.compared,
+            unit,
+            run_dir,
+        )
+    return selection.model_copy(update=found.model_dump())
+
+
+def warn_greedy_roles(config: RunConfig) -> None:
+    """Warn when a role samples at temperature 0 on held-out tasks: a new seed then gives no new sample."""
+    greedy = [role for role in ("actor", "reflector") if not getattr(config.sampling, role).temperature]
+    if greedy:
+        log.warning(
+            "%s 0 or unset (the protocol's greedy requests) on tasks selected by env.frozen_in, so a new seed gives "
+            "no new sample on llama.cpp; set it above 0 for a fresh control.",
+            " and ".join(f"sampling.{role}.temperature" for role in greedy) + (" are" if len(greedy) > 1 else " is"),
+        )
