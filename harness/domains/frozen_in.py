@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-
-from pydantic import ValidationError
+from typing import Any, TypeVar
 
 from harness.errors import GameNotFoundError
 from harness.metrics.frozen import frozen_in_run
 from harness.records import TRIALS_FILE, read_manifest
+
+_Task = TypeVar("_Task")
 
 
 def _domain_of(run_dir: Path) -> str | None:
     """The env name the run's manifest states; None when it has no readable manifest (its records still count)."""
     try:
         manifest = read_manifest(run_dir)
-    except (OSError, UnicodeDecodeError, ValidationError):
+    except (OSError, ValueError):  # pydantic's ValidationError, UnicodeDecodeError and UnreadableManifest too
         return None
     env = manifest.config.get("env") if manifest else None
     return env.get("name") if isinstance(env, dict) and isinstance(env.get("name"), str) else None
@@ -34,3 +36,11 @@ def frozen_tasks(frozen_in: str, condition: str, domain: str) -> set[str]:
                 f"env.frozen_in={frozen_in} is a run of {played}, not of {domain}; name a {domain} run directory."
             )
     return set(frozen_in_run(run_dir, condition))
+
+
+def keep_frozen(chosen: Sequence[_Task], task_id: Callable[[_Task], str], env: Any) -> list[_Task]:
+    """`chosen` as the env's `frozen_in` and `frozen_condition` narrow it (all of it when frozen_in is unset)."""
+    if env.frozen_in is None:
+        return list(chosen)
+    frozen = frozen_tasks(env.frozen_in, env.frozen_condition, env.name)
+    return [task for task in chosen if task_id(task) in frozen]

@@ -7,7 +7,7 @@ from pathlib import Path
 from envs.alfworld import SPLIT_DIR, AlfworldGame, list_games, select_games
 from harness.domains.alfworld.config import AlfworldEnvConfig
 from harness.errors import GameNotFoundError
-from harness.domains.frozen_in import frozen_tasks
+from harness.domains.frozen_in import keep_frozen
 
 
 def choose_games(env: AlfworldEnvConfig) -> list[AlfworldGame]:
@@ -22,9 +22,7 @@ def choose_games(env: AlfworldEnvConfig) -> list[AlfworldGame]:
     chosen = select_games(
         games, names=env.games or None, task_types=env.task_types or None, set_name=env.set, first_n=env.first_n
     )
-    if env.frozen_in is not None:
-        frozen = frozen_tasks(env.frozen_in, env.frozen_condition, env.name)
-        chosen = [game for game in chosen if game.game_id in frozen]
+    chosen = keep_frozen(chosen, lambda game: game.game_id, env)
     if not chosen:
         raise GameNotFoundError(
             f"env.games={env.games}, env.task_types={env.task_types}, env.set={env.set} "

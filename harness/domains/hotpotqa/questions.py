@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.domains.frozen_in import frozen_tasks
+from harness.domains.frozen_in import keep_frozen
 from harness.domains.hotpotqa.config import HotpotQAEnvConfig, QuestionLevel, QuestionType
 from harness.errors import GameNotFoundError
 
@@ -106,9 +106,7 @@ def select_questions(env: HotpotQAEnvConfig, questions: Sequence[Question] | Non
         and (not env.levels or question.level in env.levels)
     ]
     chosen = chosen[: env.first_n] if env.first_n is not None else chosen
-    if env.frozen_in is not None:
-        frozen = frozen_tasks(env.frozen_in, env.frozen_condition, env.name)
-        chosen = [question for question in chosen if question.id in frozen]
+    chosen = keep_frozen(chosen, lambda question: question.id, env)
     if not chosen:
         raise GameNotFoundError(
             f"env.questions={env.questions}, env.types={env.types}, env.levels={env.levels} and "

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from envs.humaneval import HumanEvalProblem, data_bytes, load_problems, select_problems
 from harness.domains.humaneval.actor import TestFilter, first_implementation, improved_implementation, internal_tests
 from harness.domains.humaneval.models import CodeAttempt, InternalTests
-from harness.domains.frozen_in import frozen_tasks
+from harness.domains.frozen_in import keep_frozen
 from harness.errors import GameNotFoundError
 from harness.domains.humaneval.config import HumanEvalEnvConfig
 from harness.domains.humaneval.extraction import CodeExtraction
@@ -161,8 +161,7 @@ def build(env: HumanEvalEnvConfig) -> HumanEvalDomain:
     )
     problems = select_problems(load_problems(), ids=env.problems or None, first_n=env.first_n)
     if env.frozen_in is not None:
-        frozen = frozen_tasks(env.frozen_in, env.frozen_condition, env.name)
-        problems = [problem for problem in problems if problem.task_id in frozen]
+        problems = keep_frozen(problems, lambda problem: problem.task_id, env)
         if not problems:
             raise GameNotFoundError(
                 f"env.problems={env.problems}, env.first_n={env.first_n} and env.frozen_in={env.frozen_in} together "
