@@ -76,8 +76,9 @@ class ExperimentConfig(_Strict):
 class RoleSampling(_Strict):
     """One role's sampling; None keeps the protocol's own value (Reflexion's, request by request)."""
 
-    temperature: float | None = Field(None, ge=0.0, le=2.0, description="Temperature of the role's requests.")
-    top_p: float | None = Field(None, gt=0.0, le=1.0, description="Nucleus mass of the role's requests.")
+    # Strict: a boolean is not a number (pydantic's lax float takes `true` as 1.0).
+    temperature: StrictFloat | None = Field(None, ge=0.0, le=2.0, description="Temperature of the role's requests.")
+    top_p: StrictFloat | None = Field(None, gt=0.0, le=1.0, description="Nucleus mass of the role's requests.")
 
 
 class SamplingSettings(_Strict):
