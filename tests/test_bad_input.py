@@ -26,6 +26,11 @@ class Case(NamedTuple):
 
 
 CASES = {
+    # h5 hostile try: "hydra.run.dir=/tmp/ünï-日本 is refused with advice to quote spaces or commas, though it holds
+    # neither; quoted, it works"
+    "a non-ASCII path unquoted": Case(
+        ("hydra.run.dir={tmp}/ünï-日本",), ("is not an override Hydra can read", "non-ASCII letters in quotes")
+    ),
     "unknown strategy": Case(("strategy=nope",), ("strategy=nope", "accepted: ", "self_diagnosis")),
     "unknown env": Case(("env=nope",), ("env=nope", "accepted: alfworld, hotpotqa, humaneval")),
     "unknown model": Case(("model=nope",), ("model=nope", "accepted: ", "qwen2.5-coder-1.5b")),
