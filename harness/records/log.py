@@ -186,12 +186,22 @@ class DurableLog(Generic[Model]):
 
     def _refuse_a_link(self) -> None:
         """A single-writer log reached through a symbolic link is another directory's file: its writer's lock does
-        not cover it, so appending through the link would write records no lock guards."""
-        if self.single_writer and self.path.is_symlink():
+        not cover it, so appending through the link would write records no lock guards. A file with a second name
+        (a backup made by `cp -al`) would take every append into that copy too."""
+        if not self.single_writer:
+            return
+        if self.path.is_symlink():
             raise RecordCorruptError(
                 f"{self.path} is a symbolic link (to {os.readlink(self.path)}), so this run's lock does not cover the "
                 "file it names; replace the link with a copy of that file, nothing was changed."
             )
+        with contextlib.suppress(FileNotFoundError):
+            names = os.stat(self.path).st_nlink
+            if names > 1:
+                raise RecordCorruptError(
+                    f"{self.path} has {names} names (hard links, as `cp -al` makes), so an append would change every "
+                    "copy; replace it with a copy of its own (cp, not cp -l), nothing was changed."
+                )
 
     def _refuse_changes(self, descriptor: int) -> None:
         now = os.fstat(descriptor)

@@ -243,3 +243,20 @@ def test_a_single_writer_log_reached_through_a_symbolic_link_is_refused_and_the_
         assert str(refused.value) == sentence
     assert target.read_bytes() == before
     assert notes(link).read() == [note(0)], "a log any process may write still follows the link"
+
+
+def test_a_single_writer_log_with_a_second_hard_link_is_refused_and_the_backup_kept(tmp_path: Path) -> None:
+    """h5 hostile try: "a run backed up with `cp -al run run.bak` and resumed appends its new trials into the
+    backup's trials.jsonl too"."""
+    path = tmp_path / "run" / "notes.jsonl"
+    path.parent.mkdir()
+    notes(path).append([note(0)])
+    backup = tmp_path / "run.bak.jsonl"
+    backup.hardlink_to(path)
+    with pytest.raises(RecordCorruptError) as refused:
+        notes(path, single_writer=True).append([note(1)])
+    assert str(refused.value) == (
+        f"{path} has 2 names (hard links, as `cp -al` makes), so an append would change every copy; replace it with "
+        "a copy of its own (cp, not cp -l), nothing was changed."
+    )
+    assert backup.read_bytes() == line(0)
