@@ -138,6 +138,10 @@ class RunDirBusyError(HarnessError):
     """Another live process is writing the run directory."""
 
 
+class RunLockUnusableError(HarnessError):
+    """run.lock is not a regular file (a directory, device or pipe is in its place), so nothing can be locked."""
+
+
 class RunDirLostError(HarnessError):
     """The run directory this process locked was moved or replaced, or another process took its run.lock."""
 

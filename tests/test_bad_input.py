@@ -26,6 +26,11 @@ class Case(NamedTuple):
 
 
 CASES = {
+    # h5 hostile try: "hydra.run.dir=/tmp/ünï-日本 is refused with advice to quote spaces or commas, though it holds
+    # neither; quoted, it works"
+    "a non-ASCII path unquoted": Case(
+        ("hydra.run.dir={tmp}/ünï-日本",), ("is not an override Hydra can read", "non-ASCII letters in quotes")
+    ),
     "unknown strategy": Case(("strategy=nope",), ("strategy=nope", "accepted: ", "self_diagnosis")),
     "unknown env": Case(("env=nope",), ("env=nope", "accepted: alfworld, hotpotqa, humaneval")),
     "unknown model": Case(("model=nope",), ("model=nope", "accepted: ", "qwen2.5-coder-1.5b")),
@@ -75,6 +80,11 @@ CASES = {
     "negative temperature": Case(
         ("sampling.actor.temperature=-0.5",), ("sampling.actor.temperature = -0.5", "greater than or equal to 0")
     ),
+    # h5 hostile try: "sampling.actor.temperature=true is accepted and recorded as temperature 1.0"
+    "a boolean temperature": Case(
+        ("sampling.actor.temperature=true",), ("sampling.actor.temperature = True", "valid number")
+    ),
+    "a boolean top_p": Case(("sampling.reflector.top_p=false",), ("sampling.reflector.top_p = False", "valid number")),
     "top_p above 1": Case(("sampling.reflector.top_p=1.5",), ("sampling.reflector.top_p = 1.5", "less than or equal")),
     "frozen threshold above 1": Case(
         ("metrics.frozen_threshold=2",), ("metrics.frozen_threshold = 2", "less than or equal to 1")

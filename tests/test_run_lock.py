@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import pytest
 
-from harness.errors import RecordCorruptError, RunDirBusyError, RunDirLostError
+from harness.errors import RecordCorruptError, RunDirBusyError, RunDirLostError, RunLockUnusableError
 from harness.records import TrialLog, read_trials
 from harness.run.lock import LOCK_FILE, LockHolder, RunLock
 from tests.harness.factories import make_record
@@ -230,3 +230,25 @@ def test_deleting_run_lock_mid_run_lets_no_second_writer_in(tmp_path: Path) -> N
     keys = [record.key for record in read_trials(run_dir)]
     assert len(keys) == len(set(keys)) == 45
     assert not (run_dir / LOCK_FILE).exists()
+
+
+@pytest.mark.parametrize("replacement", ["a directory", "/dev/zero", "a pipe"])
+def test_a_run_lock_that_is_no_regular_file_is_refused_in_one_sentence(tmp_path: Path, replacement: str) -> None:
+    """h5 hostile try: "with a directory in place of run.lock, the same command prints a traceback ending in
+    IsADirectoryError and exits 1" (and /dev/zero there would be read without end when the holder is named)."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    lock = run_dir / LOCK_FILE
+    if replacement == "a directory":
+        lock.mkdir()
+    elif replacement == "a pipe":
+        os.mkfifo(lock)
+    else:
+        lock.symlink_to(replacement)
+    with pytest.raises(RunLockUnusableError) as refused:
+        RunLock.acquire(run_dir)
+    assert str(refused.value) == (
+        f"{lock} is not a regular file (a directory, device or pipe is in its place), so the run cannot lock its "
+        "directory; remove it and run the same command again, nothing was written."
+    )
+    assert sorted(p.name for p in run_dir.iterdir()) == [LOCK_FILE]

@@ -129,6 +129,14 @@ def _verify(store: GateStore) -> int:
 
 
 def _show(store: GateStore, scope: str | None) -> int:
+    if scope is not None:
+        # A misspelt scope would show "pending (0)": the owner would read that nothing awaits review.
+        scopes = sorted({item.scope for item in [*store.proposals(), *store.dropped()]})
+        if scope not in scopes:
+            raise InvalidGateStoreError(
+                f"--scope {visible(scope)!r} is no scope of {store.path}; its scopes: "
+                f"{', '.join(visible(s) for s in scopes) or 'none yet'}."
+            )
     report = store.verify()
     if report.ok:
         approvals = [line for line in store.decisions() if line.decision is Decision.APPROVE]

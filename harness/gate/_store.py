@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -106,11 +107,10 @@ class GateStore:
         if not path.is_dir():
             raise InvalidGateStoreError(f"{path} is not a gate store: it is a file; expected {expected}.")
         try:
-            content = json.loads(marker.read_text())
-        except FileNotFoundError:
-            raise InvalidGateStoreError(
-                f"{path} is not a gate store: it has no {MARKER_FILE}; expected {expected}."
-            ) from None
+            data = _read_regular(marker)
+            if data is None:
+                raise InvalidGateStoreError(f"{path} is not a gate store: it has no {MARKER_FILE}; expected {expected}.")
+            content = json.loads(data)
         except (OSError, ValueError) as error:
             raise InvalidGateStoreError(
                 f"{path} is not a gate store: {marker} is unreadable ({error.__class__.__name__}); expected {expected}."
@@ -271,16 +271,10 @@ class GateStore:
                 os.close(descriptor)  # closing the last descriptor releases the flock
 
     def _read(self, name: str) -> bytes:
-        try:
-            return (self.path / name).read_bytes()
-        except FileNotFoundError:
-            return b""
+        return _read_regular(self.path / name) or b""
 
     def _read_head(self) -> bytes | None:
-        try:
-            return (self.path / HEAD_FILE).read_bytes()
-        except FileNotFoundError:
-            return None
+        return _read_regular(self.path / HEAD_FILE)
 
     def _write_atomically(self, name: str, text: str) -> None:
         """Replace a small file whole: written aside, fsynced, renamed over the old one."""
@@ -298,6 +292,25 @@ class GateStore:
             os.fsync(descriptor)
         finally:
             os.close(descriptor)
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The file's bytes, None if it is missing. A directory, device or pipe in its place is refused: /dev/zero would
+    be read until memory runs out, and a pipe would wait forever (hence O_NONBLOCK on the open)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise InvalidGateStoreError(
+                f"{path} is not a regular file (a directory, device, pipe or socket is in its place); put the gate "
+                "store's file back or remove what replaced it, nothing was changed."
+            )
+        with open(descriptor, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(descriptor)
 
 
 def _pile(store: Path) -> DurableLog[Proposal]:

@@ -98,6 +98,7 @@ class DurableLog(Generic[Model]):
 
         A torn last line is left out, with a warning.
         """
+        self._refuse_a_link()
         try:
             # O_NONBLOCK: opening a FIFO put in the file's place must not wait for a writer (it is refused below).
             descriptor = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
@@ -126,6 +127,7 @@ class DurableLog(Generic[Model]):
 
     def repair(self) -> tuple[list[Model], Repair]:
         """Read as read() does, then cut a torn last line or terminate a whole one, durably and with a warning."""
+        self._refuse_a_link()
         try:
             descriptor = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_NONBLOCK)
         except FileNotFoundError:
@@ -152,6 +154,7 @@ class DurableLog(Generic[Model]):
         return self._append(records, skip_known=True)
 
     def _append(self, records: Sequence[Model], *, skip_known: bool) -> list[Model]:
+        self._refuse_a_link()
         descriptor, created = self._open_for_append()
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX)
@@ -181,6 +184,25 @@ class DurableLog(Generic[Model]):
         except FileExistsError:  # another process created it a moment ago
             return os.open(self.path, os.O_RDWR | os.O_APPEND), False
 
+    def _refuse_a_link(self) -> None:
+        """A single-writer log reached through a symbolic link is another directory's file: its writer's lock does
+        not cover it, so appending through the link would write records no lock guards. A file with a second name
+        (a backup made by `cp -al`) would take every append into that copy too."""
+        if not self.single_writer:
+            return
+        if self.path.is_symlink():
+            raise RecordCorruptError(
+                f"{self.path} is a symbolic link (to {os.readlink(self.path)}), so this run's lock does not cover the "
+                "file it names; replace the link with a copy of that file, nothing was changed."
+            )
+        with contextlib.suppress(FileNotFoundError):
+            names = os.stat(self.path).st_nlink
+            if names > 1:
+                raise RecordCorruptError(
+                    f"{self.path} has {names} names (hard links, as `cp -al` makes), so an append would change every "
+                    "copy; replace it with a copy of its own (cp, not cp -l), nothing was changed."
+                )
+
     def _refuse_changes(self, descriptor: int) -> None:
         now = os.fstat(descriptor)
         if self._seen is None:
@@ -206,7 +228,7 @@ class DurableLog(Generic[Model]):
         if not stat.S_ISREG(now.st_mode):
             # A device (/dev/zero) or a pipe never ends: reading it would fill memory or wait forever.
             raise RecordCorruptError(
-                f"{self.path} is not a regular file (a device, pipe or socket is in its place); put the file back "
+                f"{self.path} is not a regular file (a directory, device, pipe or socket is in its place); put the file back "
                 "or remove what replaced it, nothing was changed."
             )
         if self._seen is not None and (

@@ -16,6 +16,14 @@ _VISIBLE: dict[int, str] = {
 }
 
 
+_VISIBLE_IN_PROSE = {code: shown for code, shown in _VISIBLE.items() if chr(code) not in "\n\t"}
+
+
 def visible(text: str) -> str:
     """`text` with every control, bidirectional override and line separator shown as a symbol."""
     return text.translate(_VISIBLE)
+
+
+def visible_in_prose(text: str) -> str:
+    """visible(), keeping newlines and tabs: for text a page lays out as written (a reflection, an observation)."""
+    return text.translate(_VISIBLE_IN_PROSE)

@@ -36,6 +36,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise ReportInputError(
                 f"{len(args.run_dirs)} run directories given without --out; say where the combined report goes."
             )
+        for run_dir in args.run_dirs:
+            if run_dir.exists() and not run_dir.is_dir():
+                # Read as a folder, a file gave "<file>/manifest.json is not a readable manifest; move it away".
+                raise ReportInputError(f"{run_dir} is a file, not a run directory; give the folder that holds it.")
         if args.out is not None:
             check_output_dir(str(args.out), "--out")
         embeddings = semantic_cache(args)

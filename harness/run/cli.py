@@ -33,7 +33,7 @@ def _parse(argument: str) -> Override:
         reason = next((line for line in str(error).splitlines() if not line.startswith("Error parsing")), "")
         raise ConfigError(
             f"{argument!r} is not an override Hydra can read ({reason.strip().rstrip('.')}); write key=value, "
-            "with a list as [a,b] and a value holding spaces or commas in quotes."
+            "with a list as [a,b] and a value holding spaces, commas or non-ASCII letters in quotes ('key=\"value\"')."
         ) from None
     return override
 

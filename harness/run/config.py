@@ -80,6 +80,7 @@ class ExperimentConfig(_Strict):
 class RoleSampling(_Strict):
     """One role's sampling; None keeps the protocol's own value (Reflexion's, request by request)."""
 
+    # Strict: a boolean is not a number (pydantic's lax float takes `true` as 1.0).
     temperature: StrictFloat | None = Field(
         None,
         ge=0.0,

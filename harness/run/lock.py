@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import io
 import logging
 import os
 import socket
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO
 
 from pydantic import BaseModel, Field
 
-from harness.errors import RunDirBusyError, RunDirLostError
+from harness.errors import RunDirBusyError, RunDirLostError, RunLockUnusableError
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +132,13 @@ def _lock_directory(directory: int, run_dir: Path) -> None:
 def _take_lock_file(path: Path) -> IO[str] | None:
     """run.lock opened and locked; None if another process holds it."""
     while True:
-        handle = path.open("a+")
+        try:
+            handle = path.open("a+")
+        except (IsADirectoryError, io.UnsupportedOperation):  # a pipe cannot seek to its end for "a+"
+            raise _unusable(path) from None
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            handle.close()  # /dev/zero would be read without end when the holder is named, a pipe would block
+            raise _unusable(path)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -140,6 +148,13 @@ def _take_lock_file(path: Path) -> IO[str] | None:
         if _is_current(handle, path):
             return handle
         handle.close()
+
+
+def _unusable(path: Path) -> RunLockUnusableError:
+    return RunLockUnusableError(
+        f"{path} is not a regular file (a directory, device or pipe is in its place), so the run cannot lock its "
+        "directory; remove it and run the same command again, nothing was written."
+    )
 
 
 def _name_holder(handle: IO[str], holder: LockHolder) -> None:

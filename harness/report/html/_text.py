@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 
 from harness.metrics.core import MentionSpan
+from harness.records.visible import visible_in_prose
 
 # One class per combination: the reader tells a strict match from one only the normalized rule finds.
 _MARK_CLASS = {1: "ms", 2: "mn", 3: "ms mn"}
@@ -14,8 +15,9 @@ _BIT = {"strict": 1, "normalized": 2}
 
 
 def esc(text: object) -> str:
-    """The text, safe in element content and in quoted attribute values."""
-    return html.escape(str(text), quote=True)
+    """The text, safe in element content and in quoted attribute values; a control character or a bidirectional
+    override, which would hide or reorder what is around it, shown as a symbol."""
+    return html.escape(visible_in_prose(str(text)), quote=True)
 
 
 def highlighted(text: str, spans: Sequence[MentionSpan]) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from harness.records.visible import visible_in_prose
+
 
 class TrajectoryPool:
     """Trajectories added one by one, each given a number the page refers to."""
@@ -22,7 +24,7 @@ class TrajectoryPool:
     def _intern(self, text: str) -> int:
         if text not in self._index:
             self._index[text] = len(self._strings)
-            self._strings.append(text)
+            self._strings.append(visible_in_prose(text))  # the script sets it as text, where a bidi override acts
         return self._index[text]
 
     def add(self, steps: Sequence[tuple[str, str]]) -> int:

@@ -364,3 +364,45 @@ def test_approving_a_hand_tampered_pile_item_is_refused_and_the_store_goes_on(
     store.decide(other.id, Decision.APPROVE, "alice")
     store.decide(good.id, Decision.REJECT, "alice", "tampered with")  # a tampered item can still be rejected
     assert store.verify().ok and store.live_memory() == [other]
+
+
+@pytest.mark.parametrize("name", ["store.json", "decisions.head", "decisions.jsonl"])
+@pytest.mark.parametrize("replacement", ["/dev/zero", "a directory"])
+def test_a_device_or_directory_in_place_of_a_store_file_is_refused_in_one_sentence(
+    tmp_path: Path, name: str, replacement: str
+) -> None:
+    """h5 hostile try: "decisions.head, decisions.jsonl or store.json linked to /dev/zero is read until memory runs
+    out (MemoryError traceback), and a directory in its place gives `error: [Errno 21] Is a directory`, exit 1"."""
+    store, _ = store_with(tmp_path / "store", GOOD)
+    target = store.path / name
+    target.unlink(missing_ok=True)
+    if replacement == "a directory":
+        target.mkdir()
+    else:
+        target.symlink_to(replacement)
+    shown = subprocess.run(
+        [sys.executable, "-m", "harness.gate", "show", str(store.path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert shown.returncode == 2, shown.stderr
+    assert shown.stderr == (
+        f"error: {target} is not a regular file (a directory, device, pipe or socket is in its place); put the gate "
+        "store's file back or remove what replaced it, nothing was changed.\n"
+    )
+
+
+def test_show_with_a_scope_the_store_does_not_hold_is_refused_naming_its_scopes(tmp_path: Path) -> None:
+    """h5 hostile try: "`python -m harness.gate show STORE --scope <a typo>` exits 0 printing `pending (0)`, so the
+    owner reads that nothing awaits review while the pile holds items"."""
+    store, _ = store_with(tmp_path / "store", GOOD)
+
+    def show(scope: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "harness.gate", "show", str(store.path), "--scope", scope],
+            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+
+    typo = show("conversaton")
+    assert typo.returncode == 2 and typo.stdout == ""
+    assert typo.stderr == f"error: --scope 'conversaton' is no scope of {store.path}; its scopes: conversation.\n"
+    assert "pending (1):" in show("conversation").stdout

@@ -221,3 +221,42 @@ def test_processes_appending_at_once_never_interleave(tmp_path: Path) -> None:
         worker.join(timeout=60)
     assert [worker.exitcode for worker in workers] == [0, 0, 0, 0]
     assert sorted(n.id for n in notes(path).read()) == sorted(f"{w}-{n}" for w in range(4) for n in range(50))
+
+
+def test_a_single_writer_log_reached_through_a_symbolic_link_is_refused_and_the_target_kept(tmp_path: Path) -> None:
+    """h5 hostile try: "a run whose trials.jsonl is a symbolic link to another run's appends its trials into that
+    run's file, without holding that run's locks"."""
+    target = tmp_path / "other-run" / "notes.jsonl"
+    target.parent.mkdir()
+    notes(target).append([note(0)])
+    before = target.read_bytes()
+    link = tmp_path / "run" / "notes.jsonl"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    sentence = (
+        f"{link} is a symbolic link (to {target}), so this run's lock does not cover the file it names; replace the "
+        "link with a copy of that file, nothing was changed."
+    )
+    for operation in (lambda log: log.read(), lambda log: log.repair(), lambda log: log.append([note(1)])):
+        with pytest.raises(RecordCorruptError) as refused:
+            operation(notes(link, single_writer=True))
+        assert str(refused.value) == sentence
+    assert target.read_bytes() == before
+    assert notes(link).read() == [note(0)], "a log any process may write still follows the link"
+
+
+def test_a_single_writer_log_with_a_second_hard_link_is_refused_and_the_backup_kept(tmp_path: Path) -> None:
+    """h5 hostile try: "a run backed up with `cp -al run run.bak` and resumed appends its new trials into the
+    backup's trials.jsonl too"."""
+    path = tmp_path / "run" / "notes.jsonl"
+    path.parent.mkdir()
+    notes(path).append([note(0)])
+    backup = tmp_path / "run.bak.jsonl"
+    backup.hardlink_to(path)
+    with pytest.raises(RecordCorruptError) as refused:
+        notes(path, single_writer=True).append([note(1)])
+    assert str(refused.value) == (
+        f"{path} has 2 names (hard links, as `cp -al` makes), so an append would change every copy; replace it with "
+        "a copy of its own (cp, not cp -l), nothing was changed."
+    )
+    assert backup.read_bytes() == line(0)

@@ -254,6 +254,21 @@ def test_the_command_refuses_bad_input_in_one_sentence(
     assert not (tmp_path / "out").exists() and paths["file"].read_text() == "kept\n"
 
 
+def test_a_file_given_as_a_run_directory_is_named_as_a_file(
+    run_a: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """h5 hostile try: "`python -m harness.report RUN/trials.jsonl` says `RUN/trials.jsonl/manifest.json is not a
+    readable manifest (Not a directory); restore it, or move it away`", a path that cannot exist and advice to move
+    the manifest away."""
+    records = run_a / "trials.jsonl"
+    before = records.read_bytes()
+    with pytest.raises(SystemExit) as exit_:
+        main([str(records)])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == f"error: {records} is a file, not a run directory; give the folder that holds it.\n"
+    assert records.read_bytes() == before and not (run_a / REPORT_FILE).exists()
+
+
 def test_a_truncated_manifest_is_named_in_one_sentence(
     humaneval_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -3,6 +3,8 @@ or a table's cell boundary, whatever characters they hold."""
 
 from __future__ import annotations
 
+import html
+import json
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -10,6 +12,7 @@ from harness.records import Manifest, TrialLog, write_manifest
 from harness.report import REPORT_FILE, write_report
 from harness.report.document import visible
 from harness.report.html import HTML_FILE
+from harness.records.step import Step
 from tests.harness.factories import make_record
 from tests.harness.report.commonmark import html_urls, link_targets, parse, tables
 
@@ -96,3 +99,28 @@ def test_a_newline_or_a_bar_in_a_run_directorys_name_leaves_the_report_tables_wh
     assert _report_urls(page)[:2] == ["../run%20%7C%20one%0Asecond%20line", "../plain"]
     assert f"<td>{visible(name)}</td>" in page
     assert (tmp_path / "out" / REPORT_FILE).is_file()
+
+
+HIDDEN = "\x1b[8mhidden\x1b[0m\r\u202eevil\u2066"
+
+
+def test_control_characters_and_bidi_overrides_show_as_symbols_in_every_part_of_report_html(tmp_path: Path) -> None:
+    """h5 hostile try: "the page's title, task headings, run labels, reflections and trajectories keep raw escape
+    characters and bidi overrides (U+202E reorders what follows), while report.md and the page's report part show
+    them as symbols"; the reflection keeps its line breaks."""
+    run = tmp_path / ("run" + HIDDEN)
+    steps = [Step(action="go to desk 1" + HIDDEN, observation="You see" + HIDDEN)]
+    log = TrialLog(run)
+    log.append(make_record(0, "Look in the drawer.\nThen" + HIDDEN, task=MUG + HIDDEN, trajectory=steps))
+    log.append(make_record(1, None, True, task=MUG + HIDDEN))
+    TrialLog(tmp_path / "plain").append(make_record(0, "Look on the desk.", task=MUG))
+    write_report([run, tmp_path / "plain"], tmp_path / "out")
+    page = (tmp_path / "out" / HTML_FILE).read_bytes().decode()  # read_text() would turn a raw \r into \n
+    for raw in ("\x1b", "\r", "\u202e", "\u2066"):
+        assert raw not in page, f"{raw!r} reached the page raw"
+    shown = visible(HIDDEN)
+    assert f"Look in the drawer.\nThen{html.escape(shown)}" in page
+    assert f'<span class="run">run{html.escape(shown)}</span>' in page
+    block = page[page.index('<script type="application/json" id="trajectories">') :]
+    strings = json.loads(block[block.index(">") + 1 : block.index("</script>")])["s"]
+    assert f"go to desk 1{shown}" in strings and f"You see{shown}" in strings
