@@ -228,8 +228,8 @@ class DurableLog(Generic[Model]):
         if not stat.S_ISREG(now.st_mode):
             # A device (/dev/zero) or a pipe never ends: reading it would fill memory or wait forever.
             raise RecordCorruptError(
-                f"{self.path} is not a regular file (a directory, device, pipe or socket is in its place); put the file back "
-                "or remove what replaced it, nothing was changed."
+                f"{self.path} is not a regular file (a directory, device, pipe or socket is in its place); put the "
+                "file back or remove what replaced it, nothing was changed."
             )
         if self._seen is not None and (
             (now.st_dev, now.st_ino) != self._seen[:2] or now.st_size < self._offset

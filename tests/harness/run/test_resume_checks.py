@@ -129,5 +129,5 @@ def test_fewer_records_than_the_manifest_saw_are_refused(tmp_path: Path) -> None
 
 def test_an_unreadable_trial_log_is_named(tmp_path: Path) -> None:
     (tmp_path / TRIALS_FILE).mkdir()
-    with pytest.raises(RecordCorruptError, match=f"^{tmp_path / TRIALS_FILE} cannot be read \\(Is a directory\\)"):
+    with pytest.raises(RecordCorruptError, match=f"^{tmp_path / TRIALS_FILE} is not a regular file \\(a directory"):
         resume_config(tmp_path, resolved())

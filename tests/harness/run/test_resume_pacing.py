@@ -56,8 +56,9 @@ def test_thresholds_and_more_repeats_may_change_on_resume_but_sampling_may_not()
     before = {**config(), "metrics": {"frozen_threshold": 0.5}, "experiment": {"seed": 0, "repeats": 1}}
     assert shaping_changes(before, {**before, "metrics": {"frozen_threshold": 0.3}}) == {}
     assert shaping_changes(before, {**before, "experiment": {"seed": 0, "repeats": 3}}) == {}
-    hotter = {**before, "sampling": {"actor": {"temperature": 0.7}}}
-    assert set(shaping_changes(before, hotter)) == {"sampling"}
+    greedy = {"temperature": None, "top_p": None}
+    hotter = {**before, "sampling": {"actor": {"temperature": 0.7, "top_p": None}, "reflector": greedy}}
+    assert set(shaping_changes(before, hotter)) == {"sampling.actor.temperature"}
 
 
 def test_a_run_from_before_sampling_settings_resumes_under_the_default_sampling() -> None:
