@@ -33,11 +33,12 @@ SPRINKLED = [
 ]
 HEALTHY_BETWEEN = 9  # the recorded run makes 124 calls: eleven faults land across both trials
 FAIL_FROM = 70  # past trial 0 of both games (31 calls each), inside trial 1 of the first
-# What differs by nature between an HTTP run and a replay: clocks, retries, cache hits and the model's name.
-NOT_COMPARED = {"timing", "retries", "cache_hits", "llm_latency_s", "actor_model", "reflector_model"}
+# What differs by nature between an HTTP run and a replay of the embedded model: clocks, retries, cache hits, the
+# model's name and every call (another backend: another key, host and cache flag).
+NOT_COMPARED = {"timing", "retries", "cache_hits", "llm_latency_s", "actor_model", "reflector_model", "calls"}
 
 
-def comparable(records: list[TrialRecord]) -> dict[tuple[str, str, int], dict[str, Any]]:
+def comparable(records: list[TrialRecord]) -> dict[tuple[str, str, int, int], dict[str, Any]]:
     return {r.key: r.model_dump(exclude=NOT_COMPARED) for r in records}
 
 
@@ -82,7 +83,9 @@ def test_a_run_through_sprinkled_faults_records_every_trial_and_counts_the_retri
     assert len(server.injected) == len(SPRINKLED)
     records = read_trials(tmp_path / "run")
     assert comparable(records) == replayed
-    assert all(r.cache_hits == 0 and r.actor_model == "openai-compatible" for r in records)
+    named = "openai-compatible (qwen2.5-coder-1.5b @ 127.0.0.1:"
+    assert all(r.cache_hits == 0 and r.actor_model.startswith(named) for r in records)
+    assert all(len(r.calls) == r.llm_calls and not any(c.cached for c in r.calls) for r in records)
     # Needs `retries=sum(m.retries for m in meters),` in the TrialRecord(...) of harness/run/loop.py:play_trial.
     assert sum(r.retries for r in records) == len(server.injected)
 

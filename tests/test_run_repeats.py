@@ -30,8 +30,9 @@ COMMON = (
     "experiment.trials=2",
     "experiment.max_concurrency=1",
 )
-MEASURED = ("timing", "llm_latency_s")
-"""Wall-clock figures: the only fields two plays of the same trial may differ in."""
+MEASURED = ("timing", "llm_latency_s", "actor_model", "reflector_model", "calls")
+"""What two plays of the same trial against two scripted servers may differ in: wall-clock figures, and the server's
+port in the model's name and in each call (the calls' keys, compared apart, may not)."""
 
 pytestmark = pytest.mark.slow
 
@@ -69,7 +70,7 @@ def replay_command(cache: Path, run_dir: Path) -> list[str]:
 
 
 def played(records: list) -> dict:
-    return {r.key: r.model_dump(exclude=set(MEASURED)) for r in records}
+    return {r.key: {**r.model_dump(exclude=set(MEASURED)), "keys": [c.key for c in r.calls]} for r in records}
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,10 @@ def report_effects(
     if not controls:
         return None, f"No condition named {control}: nothing to compare against."
     if len(controls) > 1:
-        return None, f"{control} is kept apart over runs of different models or domains: no single control."
+        return None, (
+            f"{control} is kept apart over runs (runs of the same tasks, or of other models or domains): no single "
+            "control here; each run's own report pairs its conditions."
+        )
     thresholds = sorted({similarity_threshold(run) for run in runs})
     if len(thresholds) > 1:
         listed = ", ".join(map(str, thresholds))

@@ -37,7 +37,7 @@ def two_tasks_two_repeats() -> list[TrialRecord]:
     ]
 
 
-PLAN = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=3)
+PLAN = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=3, repeats=2)
 TARGETS = {"a": "SaltShaker", "b": "SaltShaker"}
 
 

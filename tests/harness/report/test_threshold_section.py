@@ -15,7 +15,7 @@ from tests.harness.metrics.test_repeats import two_tasks_two_repeats
 from tests.harness.metrics.test_thresholds import NEAR, SAME
 from tests.harness.report.test_report import manifest_of
 
-PLAN = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=3)
+PLAN = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=3, repeats=2)
 
 
 def a_run(run_dir: Path, thresholds: Thresholds) -> Path:
@@ -23,7 +23,9 @@ def a_run(run_dir: Path, thresholds: Thresholds) -> Path:
     log = TrialLog(run_dir)
     for record in records:
         log.append(record)
-    write_manifest(run_dir, manifest_of("alfworld", ["self_diagnosis"], trials=3))
+    manifest = manifest_of("alfworld", ["self_diagnosis"], trials=3)
+    manifest.config["experiment"]["repeats"] = PLAN.repeats
+    write_manifest(run_dir, manifest)
     write_metrics(run_dir, run_metrics(records, PLAN, {"a": "SaltShaker", "b": "SaltShaker"}, thresholds=thresholds))
     return run_dir
 
@@ -68,7 +70,9 @@ def near_run(run_dir: Path, thresholds: Thresholds) -> Path:
     log = TrialLog(run_dir)
     for record in records:
         log.append(record)
-    write_manifest(run_dir, manifest_of("alfworld", ["self_diagnosis"], trials=3))
+    manifest = manifest_of("alfworld", ["self_diagnosis"], trials=3)
+    manifest.config["experiment"]["repeats"] = PLAN.repeats
+    write_manifest(run_dir, manifest)
     write_metrics(run_dir, run_metrics(records, PLAN, {"near": "SaltShaker"}, thresholds=thresholds))
     return run_dir
 
