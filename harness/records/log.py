@@ -37,11 +37,10 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from harness.errors import LogChangedError, LogLineError, RecordCorruptError
+from harness.records.validation_reason import validation_reason
 
 Model = TypeVar("Model", bound=BaseModel)
 
-_SHOWN_VALUE = 60
-"""Characters of an offending value quoted in a refusal."""
 
 
 @dataclass(frozen=True)
@@ -299,11 +298,11 @@ class DurableLog(Generic[Model]):
             if tail and first["type"] == "json_invalid" and not first["loc"]:
                 return None
             raise LogLineError(
-                f"{self.path} line {number} is not a valid {self.what} ({_reason(error)}); fix or remove that line "
+                f"{self.path} line {number} is not a valid {self.what} ({validation_reason(error)}); fix or remove that line "
                 "by hand, nothing was changed.",
                 path=str(self.path),
                 line=number,
-                reason=_reason(error),
+                reason=validation_reason(error),
                 raw=raw,
             ) from None
 
@@ -381,25 +380,6 @@ class DurableLog(Generic[Model]):
         self._offset += len(data)
         now = os.fstat(descriptor)
         self._seen = (now.st_dev, now.st_ino, self._offset)
-
-
-def _reason(error: ValidationError) -> str:
-    """The first problem pydantic found, in one line: where, what was expected, and the value when it is short."""
-    first = error.errors()[0]
-    message = first["msg"].removeprefix("Value error, ")
-    if first["type"] == "json_invalid":
-        return f"invalid JSON ({message.removeprefix('Invalid JSON: ')})"
-    where = ".".join(str(part) for part in first["loc"])
-    value = first.get("input")
-    shown = f" (got {_shown(value)})" if where and isinstance(value, (str, int, float, bool)) else ""
-    more = f"; {error.error_count() - 1} more problem(s) after it" if error.error_count() > 1 else ""
-    return f"{where + ': ' if where else ''}{message}{shown}{more}"
-
-
-def _shown(value: str | int | float | bool) -> str:
-    """A value as data: ascii() escapes control characters, so a hostile value cannot steer a terminal."""
-    text = ascii(value)
-    return text if len(text) <= _SHOWN_VALUE else text[: _SHOWN_VALUE - 3] + "..."
 
 
 def _fsync_directory(path: Path) -> None:
