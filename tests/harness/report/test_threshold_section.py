@@ -18,16 +18,20 @@ from tests.harness.report.test_report import manifest_of
 PLAN = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=3, repeats=2)
 
 
-def a_run(run_dir: Path, thresholds: Thresholds) -> Path:
-    records = two_tasks_two_repeats()
+def written_run(run_dir: Path, records: list, targets: dict[str, str], thresholds: Thresholds) -> Path:
+    """A run directory holding `records`, its manifest (PLAN's repeats) and metrics.json at `thresholds`."""
     log = TrialLog(run_dir)
     for record in records:
         log.append(record)
     manifest = manifest_of("alfworld", ["self_diagnosis"], trials=3)
     manifest.config["experiment"]["repeats"] = PLAN.repeats
     write_manifest(run_dir, manifest)
-    write_metrics(run_dir, run_metrics(records, PLAN, {"a": "SaltShaker", "b": "SaltShaker"}, thresholds=thresholds))
+    write_metrics(run_dir, run_metrics(records, PLAN, targets, thresholds=thresholds))
     return run_dir
+
+
+def a_run(run_dir: Path, thresholds: Thresholds) -> Path:
+    return written_run(run_dir, two_tasks_two_repeats(), {"a": "SaltShaker", "b": "SaltShaker"}, thresholds)
 
 
 def test_the_report_draws_the_curves_and_names_the_thresholds(tmp_path: Path) -> None:
@@ -67,14 +71,7 @@ def test_the_page_shows_each_repeat_as_its_own_chain(tmp_path: Path) -> None:
 
 def near_run(run_dir: Path, thresholds: Thresholds) -> Path:
     records = [make_record(t, r, task="near") for t, r in enumerate([SAME, NEAR])]
-    log = TrialLog(run_dir)
-    for record in records:
-        log.append(record)
-    manifest = manifest_of("alfworld", ["self_diagnosis"], trials=3)
-    manifest.config["experiment"]["repeats"] = PLAN.repeats
-    write_manifest(run_dir, manifest)
-    write_metrics(run_dir, run_metrics(records, PLAN, {"near": "SaltShaker"}, thresholds=thresholds))
-    return run_dir
+    return written_run(run_dir, records, {"near": "SaltShaker"}, thresholds)
 
 
 def test_the_page_marks_repeats_at_the_runs_similarity_threshold(tmp_path: Path) -> None:
