@@ -32,13 +32,17 @@ def trial_origin(trial: int) -> str:
     return f"trial {trial}"
 
 
+def origin_trial(item: Proposal) -> int:
+    """The trial that proposed an item; -1 for one proposed outside a trial (it counts as earlier than any)."""
+    match = _TRIAL_ORIGIN.match(item.origin)
+    return int(match.group(1)) if match else -1
+
+
 def lessons_by_trial(items: Sequence[Proposal]) -> list[str]:
     """One memory entry per proposing trial, in trial order: its approved lessons joined."""
     groups: dict[int, list[str]] = {}
     for item in items:
-        match = _TRIAL_ORIGIN.match(item.origin)
-        trial = int(match.group(1)) if match else -1
-        groups.setdefault(trial, []).append(item.lesson)
+        groups.setdefault(origin_trial(item), []).append(item.lesson)
     return [" ".join(lessons) for _, lessons in sorted(groups.items())]
 
 
@@ -102,11 +106,16 @@ class GatedMemory:
                 "a backup, or use a new hydra.run.dir."
             )
 
-    def window(self, task_id: str) -> list[str]:
-        """The last `size` trials' approved lessons for a task, from the decision chain alone."""
+    def window(self, task_id: str, before_trial: int) -> list[str]:
+        """The last `size` earlier trials' approved lessons for a task, from the decision chain alone.
+
+        Only trials before this one count: a run stopped at once may have admitted this trial's own proposals
+        without recording the trial, and its replay must read the memory the trial first read.
+        """
         if self.size <= 0:
             return []
-        return lessons_by_trial(self.store.live_memory(scope=task_id))[-self.size :]
+        earlier = [item for item in self.store.live_memory(scope=task_id) if origin_trial(item) < before_trial]
+        return lessons_by_trial(earlier)[-self.size :]
 
     def close(self) -> None:
         """Admit nothing more: once this returns, the run writes nothing into the store (an admission under way

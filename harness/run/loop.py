@@ -53,10 +53,10 @@ class ConditionRun:
     gate: GatedMemory | None = None
     """Gated conditions: the gate their reflections pass through and their actor's memory comes from."""
 
-    def memory(self, task_id: str, repeat: int, history: TaskHistory) -> list[str]:
+    def memory(self, task_id: str, trial: int, repeat: int, history: TaskHistory) -> list[str]:
         """The reflections the actor and reflector read in this trial."""
         if self.gate is not None:
-            return self.gate.window(gate_scope(task_id, repeat))
+            return self.gate.window(gate_scope(task_id, repeat), before_trial=trial)
         if not self.source.uses_memory:
             return []
         return memory_window(history.reflections, self.source.memory_window)
@@ -152,11 +152,12 @@ def play_trial(
     """
     started = time.perf_counter()
     source = condition.source
-    window = condition.memory(task_id, repeat, history)
+    window = condition.memory(task_id, trial, repeat, history)
     seed = trial_seed(settings.seed, trial, repeat)
     last_trial = trial == settings.trials - 1
     abandoned = abandoned or threading.Event()
-    context = CallContext(task_id=task_id, trial=trial, condition=condition.name, role="actor")
+    named_repeat = repeat if settings.repeats > 1 else None
+    context = CallContext(task_id=task_id, trial=trial, condition=condition.name, role="actor", repeat=named_repeat)
     actor = TrialLLM(condition.actor_llm, context, abandoned, sampling=settings.sampling.actor)
     reflector = TrialLLM(
         condition.reflector_llm,

@@ -39,8 +39,8 @@ def test_auto_policy_makes_what_passes_live_and_records_the_drop(tmp_path: Path)
     assert [d.reason for d in outcome.dropped] == ["not an outside turn"]
     assert outcome.approved == [outcome.proposed[0].id]
     assert reflection.text == GOOD["lesson"]
-    assert gate.window("task-a") == [GOOD["lesson"]]
-    assert gate.window("task-b") == [], "live memory is per task"
+    assert gate.window("task-a", before_trial=1) == [GOOD["lesson"]]
+    assert gate.window("task-b", before_trial=1) == [], "live memory is per task"
 
 
 def test_owner_policy_leaves_items_in_the_pile_until_the_owner_approves(tmp_path: Path) -> None:
@@ -48,11 +48,11 @@ def test_owner_policy_leaves_items_in_the_pile_until_the_owner_approves(tmp_path
     reflection = gate.admit("task-a", 0, proposals(GOOD))
     assert reflection.text is None and isinstance(reflection.details, GateOutcome)
     assert reflection.details.approved == []
-    assert gate.window("task-a") == []
+    assert gate.window("task-a", before_trial=1) == []
     store = GateStore.open(tmp_path / "gate")
     [pending] = store.pending()
     store.decide(pending.id, "APPROVE", reviewer="owner")
-    assert gate.window("task-a") == [GOOD["lesson"]]
+    assert gate.window("task-a", before_trial=1) == [GOOD["lesson"]]
 
 
 def test_the_window_groups_lessons_by_trial_and_keeps_the_last_ones(tmp_path: Path) -> None:
@@ -60,7 +60,18 @@ def test_the_window_groups_lessons_by_trial_and_keeps_the_last_ones(tmp_path: Pa
     gate.admit("task-a", 0, proposals(GOOD))
     gate.admit("task-a", 1, proposals(GOOD, SECOND))
     gate.admit("task-a", 2, proposals(SECOND))
-    assert gate.window("task-a") == [f"{GOOD['lesson']} {SECOND['lesson']}", SECOND["lesson"]]
+    assert gate.window("task-a", before_trial=3) == [f"{GOOD['lesson']} {SECOND['lesson']}", SECOND["lesson"]]
+
+
+def test_a_trial_reads_only_the_lessons_of_trials_before_it(tmp_path: Path) -> None:
+    """A stop at once can leave trial 1's proposals admitted and trial 1 unrecorded: replaying trial 1 must read
+    the memory it first read (trial 0's lesson), not its own."""
+    gate = GatedMemory(tmp_path / "gate", "auto", window=3)
+    gate.admit("task-a", 0, proposals(GOOD))
+    gate.admit("task-a", 1, proposals(SECOND))
+    assert gate.window("task-a", before_trial=0) == []
+    assert gate.window("task-a", before_trial=1) == [GOOD["lesson"]]
+    assert gate.window("task-a", before_trial=2) == [GOOD["lesson"], SECOND["lesson"]]
 
 
 def test_admitting_a_trial_again_after_a_crash_decides_nothing_twice(tmp_path: Path) -> None:
@@ -76,7 +87,7 @@ def test_admitting_a_trial_again_after_a_crash_decides_nothing_twice(tmp_path: P
 def test_a_window_of_zero_reads_nothing(tmp_path: Path) -> None:
     gate = GatedMemory(tmp_path / "gate", "auto", window=0)
     gate.admit("task-a", 0, proposals(GOOD))
-    assert gate.window("task-a") == []
+    assert gate.window("task-a", before_trial=1) == []
 
 
 def test_a_chain_that_lost_approvals_the_records_hold_is_refused(tmp_path: Path) -> None:
