@@ -6,19 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.metrics.core import SIMILARITY_THRESHOLD
 from harness.metrics.effects import CONTROL, EFFECTS_FILE, Effects, effects_of_chains, group_chains, merge_chains
-from harness.records import read_manifest
 from harness.report._combine import ReportCondition
 from harness.report._runs import RunData
-
-
-def similarity_threshold(run: RunData) -> float:
-    """The run's `metrics.similarity_threshold` as its manifest records it; the study's default without one."""
-    manifest = read_manifest(run.path)
-    metrics = manifest.config.get("metrics") if manifest else None
-    value = metrics.get("similarity_threshold") if isinstance(metrics, dict) else None
-    return float(value) if value is not None else SIMILARITY_THRESHOLD
 
 
 def report_effects(
@@ -38,7 +28,7 @@ def report_effects(
             f"{control} is kept apart over runs (runs of the same tasks, or of other models or domains): no single "
             "control here; each run's own report pairs its conditions."
         )
-    thresholds = sorted({similarity_threshold(run) for run in runs})
+    thresholds = sorted({run.metrics.thresholds.similarity_threshold for run in runs})
     if len(thresholds) > 1:
         listed = ", ".join(map(str, thresholds))
         return None, f"The runs measure RRR at different similarity thresholds ({listed}): no single effect."

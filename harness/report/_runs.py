@@ -1,7 +1,9 @@
 """A run directory read for reporting: its metrics (from metrics.json, or recomputed from trials.jsonl) and status.
 
-metrics.json is read only while it describes the records (a run resumed to more trials and stopped before writing
-it again leaves one that does not); records outside the run's plan are named and counted nowhere.
+Where trial records are there, the metrics are always measured from them (at the manifest's `metrics` thresholds),
+and metrics.json is named as the source only when it says the same: a run resumed to more trials and stopped before
+writing it again leaves one that does not, and so does a hand edit. Records outside the run's plan are named and
+counted nowhere.
 
 Reading never writes (`harness.records.read_trials`): a run may still be recording, so a torn last line
 is left alone and skipped, where `harness.records.TrialLog` would cut it off the file.
@@ -19,6 +21,7 @@ from harness.domains.registry import domain_of_tasks, identity_rule, mention_rul
 from harness.errors import HarnessError
 from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, run_usage, with_unpriced
 from harness.metrics.run import METRICS_FILE, RunMetrics, run_metrics
+from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from harness.records import (
     MANIFEST_FILE,
     TRIALS_FILE,
@@ -80,9 +83,29 @@ def run_domain(manifest: Manifest | None) -> str | None:
     return env.get("name") if isinstance(env, dict) else None
 
 
-def recompute_metrics(run_dir: Path, records: Sequence[TrialRecord], plan: RunPlan, domain: str | None) -> RunMetrics:
+def run_thresholds(manifest: Manifest | None) -> Thresholds:
+    """The run's `metrics` settings as its manifest records them; the study's 0.85 and 0.5 without them."""
+    settings = manifest.config.get("metrics") if manifest else None
+    if not isinstance(settings, dict):
+        return DEFAULT_THRESHOLDS
+    try:
+        return Thresholds(**{k: v for k, v in settings.items() if k in Thresholds.model_fields and v is not None})
+    except ValidationError as error:
+        raise ReportInputError(
+            f"the manifest's metrics settings {settings} are not thresholds this harness reads "
+            f"({error.errors()[0]['msg']}); restore the manifest."
+        ) from None
+
+
+def recompute_metrics(
+    run_dir: Path,
+    records: Sequence[TrialRecord],
+    plan: RunPlan,
+    domain: str | None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+) -> RunMetrics:
     """The metrics a finished run would have written, measured by the run's own domain's target and mention
-    rules; records outside the plan are named, not counted."""
+    rules at its thresholds; records outside the plan are named, not counted."""
     held, _ = split_by_plan(records, plan)
     if not held:
         raise ReportInputError(
@@ -98,7 +121,7 @@ def recompute_metrics(run_dir: Path, records: Sequence[TrialRecord], plan: RunPl
         targets = {r.task_id: target(r.task_id) for r in held}
     except ValueError as error:
         raise ReportInputError(f"{run_dir}: {error}") from error
-    return run_metrics(records, plan, targets, mentions, identity_rule(domain))
+    return run_metrics(records, plan, targets, mentions, identity_rule(domain), thresholds)
 
 
 def _read_metrics(path: Path) -> RunMetrics:
@@ -122,20 +145,23 @@ def _records_coverage(records: Sequence[TrialRecord]) -> dict[tuple[str, str], t
     return {key: (count, reflections[key]) for key, count in trials.items()}
 
 
-def _stale(metrics: RunMetrics, held: Sequence[TrialRecord], plan: RunPlan) -> str | None:
+def _stale(metrics: RunMetrics, held: Sequence[TrialRecord], plan: RunPlan, measured: RunMetrics) -> str | None:
     """Why metrics.json does not describe the records the plan holds (a run resumed and stopped before writing
-    it again), or None when it does."""
+    it again, or a hand edit), or None when it says what the records measure."""
     if metrics.trial_budget != plan.trials:
         return f"{METRICS_FILE} was written for {metrics.trial_budget} trial(s), the run now plans {plan.trials}"
     if _coverage(metrics) != _records_coverage(held):
         covered = sum(trials for trials, _ in _coverage(metrics).values())
         return f"{METRICS_FILE} covers {covered} record(s) and disagrees with trials.jsonl's {len(held)}"
+    if metrics != measured:
+        return f"{METRICS_FILE} disagrees with what its records measure"
     return None
 
 
 def load_run(run_dir: Path, name: str) -> RunData:
-    """Metrics from metrics.json when it describes the run's records, else recomputed from them; LLM use from the
-    records, priced by the manifest. Records outside the run's plan are named, not counted."""
+    """Metrics measured from the run's records (metrics.json named as their source when it says the same), or read
+    from metrics.json alone without records; LLM use from the records, priced by the manifest. Records outside the
+    run's plan are named, not counted."""
     manifest = _read_manifest(run_dir)
     records = read_trials(run_dir)
     has_records = (run_dir / TRIALS_FILE).is_file()
@@ -144,15 +170,15 @@ def load_run(run_dir: Path, name: str) -> RunData:
         raise ReportInputError(f"{run_dir} is not a run directory: it holds neither {METRICS_FILE} nor {TRIALS_FILE}.")
     plan = manifest_plan(manifest, records, written.trial_budget if written else None)
     held, outside = split_by_plan(records, plan)
-    stale = _stale(written, held, plan) if written is not None and has_records else None
-    if written is not None and stale is None:
+    if written is not None and not has_records:
         metrics, source = written, METRICS_FILE
         domain = run_domain(manifest) or domain_of_tasks([t.task_id for c in metrics.conditions for t in c.tasks])
-        outside = outside if has_records else list(written.outside_plan)
+        outside = list(written.outside_plan)
     else:
-        source = f"recomputed from {len(held)} records ({stale or f'no {METRICS_FILE}'})"
         domain = run_domain(manifest) or domain_of_tasks([r.task_id for r in held])
-        metrics = recompute_metrics(run_dir, records, plan, domain)
+        metrics = recompute_metrics(run_dir, records, plan, domain, run_thresholds(manifest))
+        stale = _stale(written, held, plan, metrics) if written is not None else f"no {METRICS_FILE}"
+        source = METRICS_FILE if stale is None else f"recomputed from {len(held)} records ({stale})"
     prices = with_unpriced(held, condition_prices(manifest.config) if manifest else {})
     return RunData(
         name=name,

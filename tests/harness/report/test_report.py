@@ -16,6 +16,7 @@ from harness.metrics.intervals import wilson_interval
 from harness.report import REPORT_FILE, load_runs, write_report
 from harness.report.__main__ import main
 from harness.report._plots import PLOT_FILES
+from harness.report._runs import ReportInputError
 from harness.metrics.run import METRICS_FILE, run_metrics, write_metrics
 from tests.harness.factories import make_record
 
@@ -335,6 +336,38 @@ def test_metrics_json_older_than_the_records_is_recomputed(tmp_path: Path) -> No
     write_metrics(run_dir, run_metrics(first, plan.model_copy(update={"trials": 3}), {MUG: "Mug", SALT: "SaltShaker"}))
     [run] = load_runs([run_dir])
     assert run.metrics_source.startswith("recomputed from 6 records (metrics.json covers 4 record(s) and disagrees")
+
+
+def test_a_hand_edited_metrics_json_is_not_reported_as_the_runs_figures(tmp_path: Path) -> None:
+    """Issue 26, hostile try 26: metrics.json forged to claim 1/1 solved over records that solved nothing."""
+    run_dir = tmp_path / "run"
+    records = [make_record(t, "I failed.", task=MUG) for t in range(2)]
+    _write_records(run_dir, records)
+    write_manifest(run_dir, manifest_planning([MUG], trials=2, status="finished"))
+    honest = load_runs([run_dir])[0].metrics  # as the run measures them, with its domain's mention rules
+    write_metrics(run_dir, honest)
+    assert load_runs([run_dir])[0].metrics_source == METRICS_FILE, "the run's own metrics.json is named"
+    condition = honest.conditions[0]
+    forged = condition.model_copy(update={"totals": condition.totals.model_copy(update={"solved": 1})})
+    write_metrics(run_dir, honest.model_copy(update={"conditions": [forged]}))
+    [run] = load_runs([run_dir])
+    assert run.metrics_source == "recomputed from 2 records (metrics.json disagrees with what its records measure)"
+    assert run.metrics == honest
+    assert "| self_diagnosis | m | 0/1 (0%) |" in write_report([run_dir], run_dir).read_text()
+
+
+def test_recomputed_metrics_are_measured_at_the_thresholds_the_manifest_records(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    records = [make_record(t, "I failed to find the mug.", task=MUG) for t in range(3)]
+    _write_records(run_dir, records)
+    manifest = manifest_planning([MUG], trials=3)
+    config = {**manifest.config, "metrics": {"similarity_threshold": 0.9, "frozen_threshold": 0.4}}
+    write_manifest(run_dir, manifest.model_copy(update={"config": config}))
+    [run] = load_runs([run_dir])
+    assert (run.metrics.thresholds.similarity_threshold, run.metrics.thresholds.frozen_threshold) == (0.9, 0.4)
+    write_manifest(run_dir, manifest.model_copy(update={"config": {**config, "metrics": {"frozen_threshold": 2}}}))
+    with pytest.raises(ReportInputError, match="metrics settings .* are not thresholds this harness reads"):
+        load_runs([run_dir])
 
 
 def test_records_outside_the_plan_are_named_and_counted_nowhere(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from PIL import Image
 
 from harness.metrics.run import run_metrics, write_metrics
 from harness.metrics.thresholds import Thresholds
-from harness.records import RunPlan, TrialLog, write_manifest
+from harness.records import RunPlan, TrialLog, read_manifest, write_manifest
 from harness.report import THRESHOLD_CURVES, write_report
 from tests.harness.factories import make_record
 from tests.harness.metrics.test_repeats import two_tasks_two_repeats
@@ -18,20 +18,29 @@ from tests.harness.report.test_report import manifest_of
 PLAN = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=3, repeats=2)
 
 
-def written_run(run_dir: Path, records: list, targets: dict[str, str], thresholds: Thresholds) -> Path:
-    """A run directory holding `records`, its manifest (PLAN's repeats) and metrics.json at `thresholds`."""
+def game(name: str) -> str:
+    """An ALFWorld task id whose target is a salt shaker, named `name`."""
+    return f"pick_and_place_simple-SaltShaker-None-Cabinet-10/trial_{name}"
+
+
+def written_run(run_dir: Path, records: list, thresholds: Thresholds) -> Path:
+    """A run directory holding `records` (their tasks as ALFWorld games), its manifest (PLAN's repeats and
+    `thresholds`, as a run records them) and metrics.json at `thresholds`."""
+    records = [r.model_copy(update={"task_id": game(r.task_id)}) for r in records]
     log = TrialLog(run_dir)
     for record in records:
         log.append(record)
     manifest = manifest_of("alfworld", ["self_diagnosis"], trials=3)
     manifest.config["experiment"]["repeats"] = PLAN.repeats
+    manifest.config["metrics"] = thresholds.model_dump()
     write_manifest(run_dir, manifest)
+    targets = {r.task_id: "SaltShaker" for r in records}
     write_metrics(run_dir, run_metrics(records, PLAN, targets, thresholds=thresholds))
     return run_dir
 
 
 def a_run(run_dir: Path, thresholds: Thresholds) -> Path:
-    return written_run(run_dir, two_tasks_two_repeats(), {"a": "SaltShaker", "b": "SaltShaker"}, thresholds)
+    return written_run(run_dir, two_tasks_two_repeats(), thresholds)
 
 
 def test_the_report_draws_the_curves_and_names_the_thresholds(tmp_path: Path) -> None:
@@ -52,6 +61,9 @@ def test_the_report_draws_the_curves_and_names_the_thresholds(tmp_path: Path) ->
 
 def test_a_run_without_recorded_thresholds_is_reported_at_the_defaults(tmp_path: Path) -> None:
     run = a_run(tmp_path / "run", Thresholds())
+    manifest = read_manifest(run)
+    del manifest.config["metrics"]
+    write_manifest(run, manifest)
     metrics = (run / "metrics.json").read_text()
     start = metrics.index('  "thresholds"')
     end = metrics.index("},", start) + 3
@@ -64,14 +76,14 @@ def test_the_page_shows_each_repeat_as_its_own_chain(tmp_path: Path) -> None:
     run = a_run(tmp_path / "run", Thresholds())
     write_report([run], tmp_path / "out")
     html = (tmp_path / "out" / "report.html").read_text()
-    for task in ("a", "b"):
+    for task in (game("a"), game("b")):
         for repeat in (0, 1):
             assert f'data-task="{task}" data-cond="self_diagnosis, repeat {repeat}"' in html
 
 
 def near_run(run_dir: Path, thresholds: Thresholds) -> Path:
     records = [make_record(t, r, task="near") for t, r in enumerate([SAME, NEAR])]
-    return written_run(run_dir, records, {"near": "SaltShaker"}, thresholds)
+    return written_run(run_dir, records, thresholds)
 
 
 def test_the_page_marks_repeats_at_the_runs_similarity_threshold(tmp_path: Path) -> None:
