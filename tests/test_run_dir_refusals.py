@@ -152,3 +152,18 @@ def test_a_directory_where_nothing_can_be_created_is_refused_even_when_os_access
         cwd=ROOT, capture_output=True, text=True,
     )
     assert out.returncode == 2 and "--out=/proc/harness-x cannot be written" in out.stderr, out.stderr
+
+
+def test_a_directory_in_place_of_metrics_json_on_resume_names_the_path_not_a_full_disk(tmp_path: Path) -> None:
+    """Issue 26, hostile try 28: the advice was 'make room', which is a full disk's."""
+    run_dir = tmp_path / "run"
+    finished = run_cli(*REPLAY, f"hydra.run.dir={run_dir}")
+    assert finished.returncode == 0, finished.stderr
+    (run_dir / "metrics.json").unlink()
+    (run_dir / "metrics.json").mkdir()
+    resumed = run_cli(*REPLAY, f"hydra.run.dir={run_dir}")
+    assert resumed.returncode == 2 and "Traceback" not in resumed.stderr, resumed.stderr
+    last = resumed.stderr.strip().splitlines()[-1]
+    assert_one_sentence(last, ["Is a directory", f"move away what is in the way of {run_dir / 'metrics.json'}"])
+    assert "make room" not in last
+    assert len((run_dir / "trials.jsonl").read_bytes().splitlines()) == 4, "every record kept"

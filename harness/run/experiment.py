@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 from datetime import datetime, timezone
 from pathlib import Path
@@ -114,11 +115,8 @@ class Experiment:
         try:
             with stop_on_signals() as stop:
                 return self._run(stop)
-        except OSError as error:  # a full disk, a filesystem gone read-only: the records so far are whole
-            raise RecordWriteError(
-                f"writing the run failed ({error}); every trial recorded before it is kept: make room and run the "
-                "same command to resume."
-            ) from error
+        except OSError as error:  # a full disk, a filesystem gone read-only, a path taken: the records so far are whole
+            raise RecordWriteError(f"writing the run failed ({error}); {_write_advice(error)}") from error
         finally:
             self.close()
 
@@ -182,3 +180,14 @@ class Experiment:
         # The report shows the manifest's status, so it comes after; `python -m harness.report` redoes it.
         write_report([self.run_dir], self.run_dir)
         return summary
+
+
+def _write_advice(error: OSError) -> str:
+    """What to do about a failed write: room for a full disk, else the path that could not be written."""
+    kept = "every trial recorded before it is kept"
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"{kept}: make room and run the same command to resume."
+    if error.errno == errno.EROFS:
+        return f"{kept}: make the filesystem writable and run the same command to resume."
+    where = f" {error.filename}" if error.filename else ""
+    return f"{kept}: move away what is in the way of{where} or make it writable, and run the same command to resume."
