@@ -146,3 +146,12 @@ def test_a_repeats_run_killed_again_and_again_resumes_without_loss_or_duplicate(
     assert manifest is not None and manifest.status == "finished" and kills >= 2
     records = read_trials(killed)
     assert Counter(r.key for r in records) == Counter(list(expected)) and played(records) == expected
+
+
+def test_a_replay_miss_names_the_repeat_it_was_in(two_repeats: tuple[Path, Path, list[dict]], tmp_path: Path) -> None:
+    """A third repeat has no answers in a two-repeat run's cache: the one sentence says which chain asked."""
+    cache, _, _ = two_repeats
+    command = [arg.replace("experiment.repeats=2", "experiment.repeats=3") for arg in replay_command(cache, tmp_path)]
+    result = run_cli(*command[3:], env={"OPENAI_API_KEY": "none"})
+    assert result.returncode != 0
+    assert f"task {GAME}, trial 0, repeat 2, condition self_diagnosis, role actor" in result.stderr, result.stderr

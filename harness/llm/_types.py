@@ -68,10 +68,13 @@ class CallContext(BaseModel):
     trial: int
     condition: str
     role: str
+    repeat: int | None = None
+    """The chain, in a run of several repeats; None in a run of one."""
 
     def describe(self) -> str:
         """A short phrase naming the caller."""
-        return f"task {self.task_id}, trial {self.trial}, condition {self.condition}, role {self.role}"
+        repeat = "" if self.repeat is None else f", repeat {self.repeat}"
+        return f"task {self.task_id}, trial {self.trial}{repeat}, condition {self.condition}, role {self.role}"
 
 
 def chat_request(messages: list[ChatMessage], max_tokens: int, seed: int, temperature: float = 0.0) -> LLMRequest:
