@@ -100,6 +100,19 @@ def test_frozen_in_selects_the_frozen_tasks_of_a_run_of_the_same_domain(tmp_path
     assert domain.task_ids() == ["HumanEval/2"]
 
 
+def test_frozen_in_selects_at_the_env_thresholds_not_the_metrics_settings(tmp_path: Path) -> None:
+    """Three reflections, the last two alike: RRR 0.5, frozen at the study's 0.5; not at 0.6."""
+    plans = ["Sort the list first.", "Handle the empty input before looping.", "Handle the empty input before looping."]
+    records = [make_record(t, plans[t], task="HumanEval/4") for t in range(3)]
+    selection = run_dir(tmp_path, "code", records, env="humaneval")
+    config = HumanEvalEnvConfig(name="humaneval", first_n=5, frozen_in=str(selection))
+    assert build_humaneval(config).task_ids() == ["HumanEval/4"]
+    stricter = config.model_copy(update={"frozen_rrr_threshold": 0.6})
+    with pytest.raises(GameNotFoundError, match="select no"):
+        build_humaneval(stricter)
+    assert frozen_tasks(str(selection), "self_diagnosis", "humaneval", 0.85, 0.6) == set()
+
+
 def test_frozen_in_on_hotpotqa(tmp_path: Path) -> None:
     first, second = (q.id for q in load_questions()[:2])
     records = frozen_chain(second) + [make_record(0, "one plan", task=first)]

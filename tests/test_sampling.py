@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.llm import LLMRequest
+from harness.llm._cache import cache_key
 from harness.records import read_manifest
 from harness.run.config import RoleSampling
 from harness.run.sampling import sampled
@@ -71,4 +72,14 @@ def test_unset_sampling_leaves_the_request_itself() -> None:
     assert sampled(request, RoleSampling()) is request
     assert sampled(request, RoleSampling(temperature=0.2)) is request  # the protocol's own is hotter
     hotter = sampled(request, RoleSampling(temperature=0.9, top_p=0.5))
-    assert (hotter.temperature, hotter.top_p, hotter.prompt, hotter.seed) == (0.9, 0.5, "> ", 3)
+    assert (hotter.temperature, hotter.top_p, hotter.prompt) == (0.9, 0.5, "> ")
+
+
+def test_retries_the_floor_lifts_stay_new_samples() -> None:
+    """ALFWorld's retries at 0.2, 0.4 and 0.6 under a floor of 0.7 were its first try's request again (the cache
+    answered them): each gets a seed of its own; the first try, greedy by the protocol, keeps the trial's."""
+    tries = [LLMRequest(kind="completion", prompt="> ", temperature=0.2 * a, seed=3) for a in range(4)]
+    lifted = [sampled(request, RoleSampling(temperature=0.7)) for request in tries]
+    assert {request.temperature for request in lifted} == {0.7}
+    assert lifted[0].seed == 3
+    assert len({cache_key("model", request) for request in lifted}) == 4

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from harness.errors import GameNotFoundError
+from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD
 from harness.metrics.frozen import frozen_in_run
 from harness.records import TRIALS_FILE, read_manifest
 
@@ -23,8 +24,15 @@ def _domain_of(run_dir: Path) -> str | None:
     return env.get("name") if isinstance(env, dict) and isinstance(env.get("name"), str) else None
 
 
-def frozen_tasks(frozen_in: str, condition: str, domain: str) -> set[str]:
-    """Task ids whose memory under `condition` froze in run directory `frozen_in`, a run of `domain`.
+def frozen_tasks(
+    frozen_in: str,
+    condition: str,
+    domain: str,
+    similarity_threshold: float = SIMILARITY_THRESHOLD,
+    frozen_threshold: float = FROZEN_THRESHOLD,
+) -> set[str]:
+    """Task ids whose memory under `condition` froze in run directory `frozen_in`, a run of `domain`, at the
+    thresholds given.
 
     Refused in one sentence: not a run directory, a run of another domain, no trial of the condition.
     """
@@ -35,12 +43,15 @@ def frozen_tasks(frozen_in: str, condition: str, domain: str) -> set[str]:
             raise GameNotFoundError(
                 f"env.frozen_in={frozen_in} is a run of {played}, not of {domain}; name a {domain} run directory."
             )
-    return set(frozen_in_run(run_dir, condition))
+    return set(frozen_in_run(run_dir, condition, similarity_threshold, frozen_threshold))
 
 
 def keep_frozen(chosen: Sequence[_Task], task_id: Callable[[_Task], str], env: Any) -> list[_Task]:
-    """`chosen` as the env's `frozen_in` and `frozen_condition` narrow it (all of it when frozen_in is unset)."""
+    """`chosen` as the env's `frozen_in`, `frozen_condition` and its two thresholds narrow it (all of it when
+    frozen_in is unset)."""
     if env.frozen_in is None:
         return list(chosen)
-    frozen = frozen_tasks(env.frozen_in, env.frozen_condition, env.name)
+    frozen = frozen_tasks(
+        env.frozen_in, env.frozen_condition, env.name, env.frozen_similarity_threshold, env.frozen_rrr_threshold
+    )
     return [task for task in chosen if task_id(task) in frozen]

@@ -30,6 +30,8 @@ MODEL_KEYS_NOT_SHAPING = (
 LATER_DEFAULTS: Final[dict[str, Any]] = {
     "sampling": SamplingSettings().model_dump(mode="json"),
     "experiment.held_out": False,
+    "env.frozen_similarity_threshold": 0.85,
+    "env.frozen_rrr_threshold": 0.5,
 }
 """Settings added after runs were recorded (dotted keys), at the values those runs were played with."""
 SHOWN_WITH_VALUES = 3

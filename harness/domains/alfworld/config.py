@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator
 
 
 class AlfworldEnvConfig(BaseModel):
@@ -21,6 +21,12 @@ class AlfworldEnvConfig(BaseModel):
     first_n: StrictInt | None = Field(None, ge=1, description="Keep the first N games after the other filters.")
     frozen_in: str | None = Field(None, description="A run directory: keep the games whose memory froze there.")
     frozen_condition: str = Field("self_diagnosis", description="The condition of `frozen_in` whose memory counts.")
+    frozen_similarity_threshold: StrictFloat = Field(
+        0.85, gt=0, le=1, description="`frozen_in` counts a reflection repeated at this SequenceMatcher ratio or more."
+    )
+    frozen_rrr_threshold: StrictFloat = Field(
+        0.5, gt=0, le=1, description="`frozen_in` counts a task frozen at this RRR or more (mean over its repeats)."
+    )
     max_steps: StrictInt = Field(49, ge=1, description="Actions per episode (Reflexion: 49).")
     newline_before_prompt: bool = Field(
         False,

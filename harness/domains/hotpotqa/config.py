@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 QuestionType = Literal["bridge", "comparison"]
 QuestionLevel = Literal["easy", "medium", "hard"]
@@ -28,3 +28,9 @@ class HotpotQAEnvConfig(BaseModel):
     first_n: StrictInt | None = Field(None, ge=1, description="Keep the first N questions after the other filters.")
     frozen_in: str | None = Field(None, description="A run directory: keep the tasks whose memory froze there.")
     frozen_condition: str = Field("self_diagnosis", description="The condition of `frozen_in` whose memory counts.")
+    frozen_similarity_threshold: StrictFloat = Field(
+        0.85, gt=0, le=1, description="`frozen_in` counts a reflection repeated at this SequenceMatcher ratio or more."
+    )
+    frozen_rrr_threshold: StrictFloat = Field(
+        0.5, gt=0, le=1, description="`frozen_in` counts a task frozen at this RRR or more (mean over its repeats)."
+    )

@@ -17,6 +17,12 @@ class HumanEvalEnvConfig(BaseModel):
     first_n: StrictInt | None = Field(None, ge=1, description="Keep the first N problems after the id filter.")
     frozen_in: str | None = Field(None, description="A run directory: keep the tasks whose memory froze there.")
     frozen_condition: str = Field("self_diagnosis", description="The condition of `frozen_in` whose memory counts.")
+    frozen_similarity_threshold: StrictFloat = Field(
+        0.85, gt=0, le=1, description="`frozen_in` counts a reflection repeated at this SequenceMatcher ratio or more."
+    )
+    frozen_rrr_threshold: StrictFloat = Field(
+        0.5, gt=0, le=1, description="`frozen_in` counts a task frozen at this RRR or more (mean over its repeats)."
+    )
     max_tests: StrictInt = Field(
         1, ge=1, description="Internal tests kept, sampled with the run's seed (Reflexion: 1)."
     )
