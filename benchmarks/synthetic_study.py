@@ -16,7 +16,7 @@ from pathlib import Path
 
 from envs.alfworld import list_games
 from harness.audit import discover_sources, load_source
-from harness.domains.alfworld.models import FailureSignals, NothingHappens, StepBudget
+from harness.records.alfworld import FailureSignals, NothingHappens, StepBudget
 from harness.domains.alfworld.target import target_object, task_mentions
 from harness.llm import Usage
 from harness.metrics.run import run_metrics, write_metrics

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.gate import GateStore
-from harness.gate.memory import lessons_by_trial
+from harness.reflection.gated_memory import lessons_by_trial
 from harness.records import read_trials, records_without_timing
 from harness.records.details import GateOutcome
 from tests.runner import ROOT, replay_side_by_side

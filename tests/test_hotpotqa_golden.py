@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from harness.domains.hotpotqa.models import QuestionAttempt
-from harness.domains.hotpotqa.published import write_published_run
+from harness.audit.hotpotqa_runs import write_published_run
 from harness.records import TrialRecord, read_trials
+from harness.records.hotpotqa import QuestionAttempt
 from tests.test_reflexion_golden import scripted_run, sent
 from tests.runner import ROOT
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.domains.hotpotqa.models import QuestionAttempt
+from harness.records.hotpotqa import QuestionAttempt
 from harness.domains.hotpotqa.mention import task_target
 from harness.metrics.run import METRICS_FILE
 from harness.records import read_trials, records_without_timing

@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.domains.hotpotqa.models import QuestionAttempt
-from harness.domains.humaneval.models import CodeAttempt
+from harness.records.hotpotqa import QuestionAttempt
+from harness.records.humaneval import CodeAttempt
 from harness.llm import LLMRequest
 from harness.llm.metering import MeteredLLM
 from harness.metrics.core import MentionCounts

@@ -6,9 +6,9 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.domains.humaneval.models import CodeSignals
+from harness.records.alfworld import FailureSignals
 from harness.records.gate import Dropped, Proposal
-from harness.domains.alfworld.models import FailureSignals
+from harness.records.humaneval import CodeSignals
 
 
 class TemplateParts(BaseModel):

@@ -11,11 +11,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harness.domains.hotpotqa.models import QuestionAttempt
-from harness.domains.humaneval.models import CodeAttempt
 from harness.errors import RecordWriteError
 from harness.records.calls import ModelCall
 from harness.records.details import ReflectionDetails
+from harness.records.hotpotqa import QuestionAttempt
+from harness.records.humaneval import CodeAttempt
 from harness.records.identity import ReflectionIdentity
 from harness.records.log import DurableLog
 from harness.records.step import Step

@@ -1,6 +1,6 @@
 """Gated: the reflector proposes lessons, each citing a numbered turn and an exact quote as evidence.
 
-The source only asks and parses; the gate (harness/gate, applied by harness/gate/memory.py) drops
+The source only asks and parses; the gate (harness/gate, applied by harness/reflection/gated_memory.py) drops
 items whose evidence fails, piles the rest and, by the condition's approval policy, promotes them:
 `auto` approves what passes the quote check, `owner` leaves everything for the owner's review. The
 actor reads only live memory, i.e. approved items.

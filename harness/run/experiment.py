@@ -10,7 +10,7 @@ from pathlib import Path
 from harness.run.config import Condition, RunConfig
 from harness.run.held_out import compare_with_selection, frozen_in, selection_run, warn_greedy_roles
 from harness.domains.registry import build_domain
-from harness.gate.memory import GatedMemory
+from harness.reflection.gated_memory import GatedMemory
 from harness.llm import CacheStore
 from harness.llm.naming import model_name
 from harness.llm.pool import LLMPool

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.domains.base import Domain
 from harness.errors import RunInterrupted
-from harness.gate.memory import GatedMemory
+from harness.reflection.gated_memory import GatedMemory
 from harness.llm import CachedLLM, CallContext, LLMRequest, LLMResponse, Usage
 from harness.llm.metering import MeteredLLM, calls_in_order
 from harness.records import Timing, TrialLog, TrialRecord

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.domains.alfworld.models import NOTHING_HAPPENS, ActionLoop, Exhaustion, FailureSignals, NothingHappens, StepBudget
+from harness.records.alfworld import NOTHING_HAPPENS, ActionLoop, Exhaustion, FailureSignals, NothingHappens, StepBudget
 from harness.records.step import Step
 
 # The actor answers these itself ("OK.") without touching the environment.

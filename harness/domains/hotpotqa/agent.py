@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from harness.domains.hotpotqa.judge import exact_match
-from harness.domains.hotpotqa.models import QuestionAttempt
+from harness.records.hotpotqa import QuestionAttempt
 from harness.domains.hotpotqa.questions import Question
 from harness.errors import ContextOverflowError
 from harness.llm import LLMRequest

@@ -15,7 +15,7 @@ from harness.domains.hashing import prompts_hash
 from harness.domains.hotpotqa.agent import play_cot_trial
 from harness.domains.hotpotqa.config import HotpotQAEnvConfig
 from harness.domains.hotpotqa.mention import task_mentions, task_target
-from harness.domains.hotpotqa.models import QuestionAttempt
+from harness.records.hotpotqa import QuestionAttempt
 from harness.domains.hotpotqa.questions import Question, data_bytes, select_questions
 from harness.domains.hotpotqa.reflection import HotpotQAReflection
 from harness.llm.metering import MeteredLLM

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from harness.domains.base import ReflectionHooks, ReflectionInput, TemplateCandidates
 from harness.domains.hotpotqa.agent import MAX_TOKENS, format_step, request
-from harness.domains.hotpotqa.models import QuestionAttempt
+from harness.records.hotpotqa import QuestionAttempt
 from harness.domains.hotpotqa.questions import Question
 from harness.domains.hotpotqa.signals import failure_signals, render
 from harness.llm import LLMRequest

@@ -12,7 +12,7 @@ import re
 
 from harness.domains.hotpotqa.agent import FINISH
 from harness.domains.hotpotqa.judge import normalize_answer
-from harness.domains.hotpotqa.models import QuestionAttempt
+from harness.records.hotpotqa import QuestionAttempt
 
 
 def occurs_in(answer: str, context: str) -> bool:

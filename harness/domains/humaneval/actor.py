@@ -13,7 +13,7 @@ from typing import Literal
 
 from envs.humaneval import HumanEvalProblem
 from harness.domains.humaneval.extraction import CodeExtraction, extract_implementation
-from harness.domains.humaneval.models import DroppedTest, Implementation, InternalTests, TestDropReason
+from harness.records.humaneval import DroppedTest, Implementation, InternalTests, TestDropReason
 from harness.llm import ChatMessage, chat_request
 from harness.llm.metering import MeteredLLM
 from harness.prompts import read_prompt

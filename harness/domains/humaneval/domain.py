@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from envs.humaneval import HumanEvalProblem, data_bytes, load_problems, select_problems
 from harness.domains.humaneval.actor import TestFilter, first_implementation, improved_implementation, internal_tests
-from harness.domains.humaneval.models import CodeAttempt, InternalTests
+from harness.records.humaneval import CodeAttempt, InternalTests
 from harness.domains.frozen_in import keep_frozen
 from harness.errors import GameNotFoundError
 from harness.domains.humaneval.config import HumanEvalEnvConfig

@@ -16,7 +16,7 @@ import textwrap
 from typing import Literal
 
 from envs.humaneval import HumanEvalProblem
-from harness.domains.humaneval.models import Implementation
+from harness.records.humaneval import Implementation
 
 CodeExtraction = Literal["reflexion", "repair"]
 INDENT = "    "

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.domains.humaneval.models import CodeSignals
+from harness.records.humaneval import CodeSignals
 from harness.domains.humaneval.signals import extract_code_signals, raised_error
 from harness.prompts import read_prompt
 from envs.sandbox import AssertTests, SandboxLimits, Verdict, run_tests

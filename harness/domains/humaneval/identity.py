@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from harness.domains.humaneval.mention import case_spans, mentions_case, value_pattern
-from harness.domains.humaneval.models import CheckedCall, CodeSignals, FailedAssert
+from harness.records.humaneval import CheckedCall, CodeSignals, FailedAssert
 from harness.domains.humaneval.signals import checked_call
 from harness.records import TrialRecord
 from harness.records.identity import IdentityEvidence, ReflectionIdentity

@@ -10,7 +10,7 @@ import ast
 import re
 from collections.abc import Sequence
 
-from harness.domains.humaneval.models import CheckedCall
+from harness.records.humaneval import CheckedCall
 from harness.metrics.core import MentionCounts, MentionSpan, MentionVariant
 from harness.records import TrialRecord
 

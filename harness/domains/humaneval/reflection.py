@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from harness.domains.base import ReflectionHooks, ReflectionInput, TemplateCandidates
 from harness.domains.humaneval.actor import REFLEXION_CHAT_TEMPERATURE, code_block, reflection_messages
-from harness.domains.humaneval.models import CodeAttempt, CodeSignals
+from harness.records.humaneval import CodeAttempt, CodeSignals
 from harness.llm import ChatMessage, LLMRequest, chat_request
 from harness.prompts import GATED_MAX_TOKENS, gated_messages, read_prompt, signals_block
 from harness.records.details import ExtractedCodeSignals, ReflectionDetails

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from harness.domains.humaneval.models import CheckedCall, CodeSignals, FailedAssert, RaisedError
+from harness.records.humaneval import CheckedCall, CodeSignals, FailedAssert, RaisedError
 from envs.sandbox import AssertTests, RaisedException, TestResult, TestSuite, Verdict
 
 CHECK_PARAMETER = "candidate"

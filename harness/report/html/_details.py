@@ -15,7 +15,7 @@ from harness.records.details import (
     ReflectionDetails,
     TemplateParts,
 )
-from harness.domains.humaneval.models import CodeAttempt
+from harness.records.humaneval import CodeAttempt
 from harness.report.html._model import DetailBlock, DetailItem
 
 SIGNALS_TITLE = "failure signals injected into the reflection prompt"

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.errors import ConfigError
 from harness.gate import Dropped, GateStore, Proposal, Turn
-from harness.gate.memory import approve_by_policy
+from harness.reflection.gated_memory import approve_by_policy
 from harness.gate.proposals import parse_proposals
 from harness.llm import CachedLLM, CacheStore, CallContext, ChatMessage, ModelConfig, chat_request, create_backend
 from harness.llm.metering import MeteredLLM

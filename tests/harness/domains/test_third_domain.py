@@ -13,7 +13,7 @@ import pytest
 from harness.domains.base import Attempt, Domain, ReflectionHooks, ReflectionInput, TemplateCandidates
 from harness.domains.registry import build_domain, register_domain
 from harness.gate import GateStore
-from harness.gate.memory import GatedMemory
+from harness.reflection.gated_memory import GatedMemory
 from harness.llm import CachedLLM, CacheStore, LLMRequest, LLMResponse, Usage
 from harness.llm.metering import MeteredLLM
 from harness.metrics.core import MentionCounts, object_mention

@@ -11,9 +11,9 @@ import pytest
 
 from harness.domains.hotpotqa.config import HotpotQAEnvConfig
 from harness.domains.hotpotqa.domain import build
-from harness.domains.hotpotqa.models import QuestionAttempt
+from harness.records.hotpotqa import QuestionAttempt
 from harness.gate import GateStore
-from harness.gate.memory import GatedMemory
+from harness.reflection.gated_memory import GatedMemory
 from harness.llm import CachedLLM, CacheStore, LLMRequest, LLMResponse, Usage
 from harness.records import TrialLog, TrialRecord
 from harness.records.details import GateOutcome, ListedSignals, TemplateParts

@@ -8,7 +8,7 @@ import pytest
 
 from harness.domains.hotpotqa.config import HotpotQAEnvConfig
 from harness.domains.hotpotqa.mention import article_mention, article_name, names_article, task_target
-from harness.domains.hotpotqa.models import QuestionAttempt
+from harness.records.hotpotqa import QuestionAttempt
 from harness.domains.hotpotqa.questions import load_questions, questions_by_id, select_questions
 from harness.domains.hotpotqa.signals import failure_signals
 from harness.errors import GameNotFoundError

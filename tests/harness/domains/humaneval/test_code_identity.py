@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from harness.domains.humaneval.identity import failure_of_line, names_error_type, reflection_identity
-from harness.domains.humaneval.models import FailedAssert
+from harness.records.humaneval import FailedAssert
 
 FAILED = FailedAssert(
     source="assert add(1, 2) == 3", call="add(1, 2)", inputs=["1", "2"], expected="3", actual="-1", operator="==",

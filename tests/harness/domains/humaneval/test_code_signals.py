@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from envs.humaneval import load_problems
-from harness.domains.humaneval.models import CheckedCall
+from harness.records.humaneval import CheckedCall
 from harness.domains.humaneval.signals import checked_call, extract_code_signals
 from envs.sandbox import AssertTests, CheckScript, SandboxLimits, run_tests
 

@@ -20,7 +20,7 @@ from harness.report.document import Document
 from harness.report.html import HTML_FILE, Page, render_page, run_page
 from harness.report.html._text import highlighted, similarity_text
 from harness.report.html._trajectories import TrajectoryPool
-from harness.domains.alfworld.models import FailureSignals, StepBudget
+from harness.records.alfworld import FailureSignals, StepBudget
 from tests.harness.factories import make_record
 from tests.harness.report.html.pages import AGAIN, FIRST, MUG, SCRIPT, write_small_run
 

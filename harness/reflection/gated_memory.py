@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from harness.gate import Decision, GateChainError, GateStore, Proposal
-from harness.reflection import Reflection
+from harness.reflection._base import Reflection
 from harness.records import TrialRecord
 from harness.records.details import GateOutcome
 

@@ -2,7 +2,7 @@
 beside live runs: the audit's importer reads the log, and each agent's trials become the same TrialRecords a live
 run writes (question ids, memory, reflections, answers and verdicts), measured by the same metrics.
 
-`python -m harness.domains.hotpotqa.published LOG RUN_DIR` writes `trials.jsonl` and `manifest.json` into RUN_DIR.
+`python -m harness.audit.hotpotqa_runs LOG RUN_DIR` writes `trials.jsonl` and `manifest.json` into RUN_DIR.
 Only logs whose agents read reflections qualify (`reflexion`, `last_trial_and_reflexion`, `base`); a `last_trial`
 log's memory is the previous trace, not reflections. The logs name no model and count no tokens: the records say
 `published` for both roles and zero use.
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from harness.audit.hotpotqa import LoggedAttempt, parse_text_log, run_strategy, text_log_skip_reason
 from harness.domains.hotpotqa.agent import end_reason_of, finish_answer, observation_of, parse_action
-from harness.domains.hotpotqa.models import QuestionAttempt
+from harness.records.hotpotqa import QuestionAttempt
 from harness.domains.hotpotqa.questions import load_questions
 from harness.errors import HarnessError
 from harness.records import Manifest, TrialLog, TrialRecord, write_manifest
@@ -169,7 +169,7 @@ def write_published_run(log: Path, run_dir: Path) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m harness.domains.hotpotqa.published", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m harness.audit.hotpotqa_runs", description=__doc__)
     parser.add_argument("log", type=Path, help="a published CoT log (data/reflexion-logs/hotpotqa_runs/root/CoT/...)")
     parser.add_argument("run_dir", type=Path, help="where to write trials.jsonl and manifest.json")
     args = parser.parse_args(argv)

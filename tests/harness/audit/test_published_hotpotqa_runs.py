@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.audit.hotpotqa import load_hotpotqa_log
-from harness.domains.hotpotqa.published import PublishedLogError, published_records, write_published_run
+from harness.audit.hotpotqa_runs import PublishedLogError, published_records, write_published_run
 from harness.domains.hotpotqa.questions import load_questions
 from harness.records import read_trials
 from tests.runner import ROOT
@@ -52,7 +52,7 @@ def test_logs_without_reflections_or_of_another_agent_are_refused(tmp_path: Path
 
 
 def test_the_command_writes_a_finished_run_and_refuses_to_overwrite_one(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "harness.domains.hotpotqa.published", str(IMPORTABLE[0]), str(tmp_path / "run")]
+    command = [sys.executable, "-m", "harness.audit.hotpotqa_runs", str(IMPORTABLE[0]), str(tmp_path / "run")]
     first = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
     written = read_trials(tmp_path / "run")
@@ -67,7 +67,7 @@ def test_the_command_refuses_a_folder_holding_other_files(tmp_path: Path) -> Non
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "summary.md").write_text("mine\n")
-    command = [sys.executable, "-m", "harness.domains.hotpotqa.published", str(IMPORTABLE[0]), str(folder)]
+    command = [sys.executable, "-m", "harness.audit.hotpotqa_runs", str(IMPORTABLE[0]), str(folder)]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 2 and f"error: {folder} is not empty" in result.stderr, result.stderr
     assert [p.name for p in folder.iterdir()] == ["summary.md"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.gate import GateChainError, GateStore, Turn
-from harness.gate.memory import GatedMemory
+from harness.reflection.gated_memory import GatedMemory
 from harness.reflection import GateAnswer, Reflection
 from harness.records.details import GateOutcome
 from tests.harness.factories import make_record
