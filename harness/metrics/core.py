@@ -10,9 +10,10 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from harness.metrics.identity import IdentityCounts, IdentityShares, identity_shares
+from harness.metrics.intervals import ConditionIntervals, share
 from harness.records import TrialRecord
 
 SIMILARITY_THRESHOLD = 0.85
@@ -346,6 +347,19 @@ class ConditionMetrics(BaseModel):
             lambda cls, data: _one_chain_shares(data, {"solved_share": "solved", "frozen_share": "frozen"}, "tasks")
         )
     )
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="Solved / tasks and object mention / reflections with 95% Wilson intervals, from the counts (so "
+        "a metrics.json written before it reads the same)."
+    )
+    @property
+    def intervals(self) -> ConditionIntervals:
+        m = self.mentions
+        return ConditionIntervals(
+            solved=share(self.solved, self.tasks),
+            strict=share(m.strict, m.reflections),
+            normalized=share(m.normalized, m.reflections),
+        )
 
 
 def condition_metrics(per_task: Sequence[TaskMetrics]) -> ConditionMetrics:

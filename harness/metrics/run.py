@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from harness.metrics.core import (
     ConditionMetrics,
@@ -14,6 +14,7 @@ from harness.metrics.core import (
     condition_metrics,
     task_metrics,
 )
+from harness.metrics.fisher import PairwiseFisher, pairwise_fisher
 from harness.metrics.spearman import SPEARMAN_CONVENTIONS, SpearmanResult, spearman_rrr_vs_trials
 from harness.metrics.identity import IdentityCounts, identity_counts
 from harness.metrics.repeats import pool_repeats, spearman_pairs
@@ -54,6 +55,14 @@ class RunMetrics(BaseModel):
     outside_plan: list[OutsidePlan] = Field(
         default_factory=list, description="Records the run's plan does not hold: named here, counted nowhere."
     )
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="Fisher's exact test of solved counts for every pair of conditions, with Holm's p: what "
+        "report.md's exact tests show, from the counts (so a metrics.json written before it reads the same)."
+    )
+    @property
+    def solved_tests(self) -> list[PairwiseFisher]:
+        return pairwise_fisher([(c.condition, c.totals.solved, c.totals.tasks) for c in self.conditions])
 
 
 MentionCounter = Callable[[Sequence[TrialRecord]], MentionCounts]

@@ -1,5 +1,6 @@
-"""`python -m harness.report RUN_DIR... [--out DIR] [--html] [--semantic ...]`: report.md and PNG plots for one run or
-several combined, and with --html report.html beside them."""
+"""`python -m harness.report RUN_DIR... [--out DIR] [--format md,html,csv,latex] [--html] [--semantic ...]`: report.md
+and PNG plots for one run or several combined; with --html (or html in --format) report.html beside them, and with
+csv or latex the condition, per-task, effects and exact-test tables as .csv or .tex files."""
 
 from __future__ import annotations
 
@@ -9,9 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.errors import HarnessError
-from harness.report._report import write_report
+from harness.report._report import REPORT_FORMATS, ReportFormat, write_formats
 from harness.report._runs import ReportInputError
-from harness.report.html import HTML_FILE
 from harness.metrics.semantic import add_semantic_options, semantic_cache
 from harness.run.run_dir import check_output_dir
 
@@ -25,13 +25,35 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--html", action="store_true", help="also write report.html: the report and every trial's reflection, one page"
     )
+    parser.add_argument(
+        "--format",
+        dest="formats",
+        default="md",
+        metavar="FORMATS",
+        help=f"comma-separated outputs among {', '.join(REPORT_FORMATS)} (default: md)",
+    )
     add_semantic_options(parser)
     return parser
+
+
+def report_formats(value: str, html: bool) -> list[ReportFormat]:
+    """The --format list, with html added by --html; ReportInputError naming an unknown entry."""
+    formats: list[ReportFormat] = []
+    for entry in value.split(","):
+        name = entry.strip()
+        if name not in REPORT_FORMATS:
+            raise ReportInputError(
+                f"--format {value!r} names {name!r}, not a report format; accepted: {', '.join(REPORT_FORMATS)}, "
+                "comma-separated."
+            )
+        formats.append(name)  # type: ignore[arg-type]
+    return list(dict.fromkeys([*formats, *(["html"] if html else [])]))  # type: ignore[list-item]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     try:
+        formats = report_formats(args.formats, args.html)
         if args.out is None and len(args.run_dirs) > 1:
             raise ReportInputError(
                 f"{len(args.run_dirs)} run directories given without --out; say where the combined report goes."
@@ -44,13 +66,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             check_output_dir(str(args.out), "--out")
         embeddings = semantic_cache(args)
         out = args.out or args.run_dirs[0]
-        path = write_report(args.run_dirs, out, embeddings, args.semantic_threshold, html=args.html)
+        written = write_formats(args.run_dirs, out, formats, embeddings, args.semantic_threshold)
         if embeddings is not None:
             embeddings.save()
     except HarnessError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
-    print(f"wrote {path}" + (f" and {path.with_name(HTML_FILE)}" if args.html else ""))
+    names = [str(path) for path in written]
+    print("wrote " + (f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]))
 
 
 if __name__ == "__main__":

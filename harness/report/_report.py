@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
+from typing import Literal
 
 from harness.metrics.fisher import pairwise_fisher
-from harness.report._combine import as_condition_reports, combine
+from harness.metrics.curves import ThresholdCurves
+from harness.report._combine import ReportCondition, as_condition_reports, combine
 from harness.report._document import report_document
 from harness.report._effects import report_effects, write_effects
 from harness.report._plots import (
@@ -20,15 +22,21 @@ from harness.report._plots import (
     plot_solved_and_mention,
 )
 from harness.report._runs import ReportInputError, load_runs
-from harness.report._semantic import semantic_report
+from harness.report._semantic import SemanticReport, semantic_report
 from harness.report._stats import condition_shares
 from harness.report._threshold_plot import THRESHOLD_CURVES, plot_threshold_curves
 from harness.report._threshold_section import condition_curves, report_thresholds
+from harness.report.data_tables import conditions_data, effects_data, solved_tests_data, tasks_data
 from harness.report.document import Block, render_markdown
 from harness.report.html import run_page, write_page
+from harness.report.table_files import write_csv, write_latex
 from harness.metrics.semantic import SEMANTIC_THRESHOLD, EmbeddingCache
 
 REPORT_FILE = "report.md"
+
+ReportFormat = Literal["md", "html", "csv", "latex"]
+REPORT_FORMATS: tuple[ReportFormat, ...] = ("md", "html", "csv", "latex")
+DOCUMENT_FORMATS: tuple[ReportFormat, ...] = ("md", "html")
 
 
 def write_report(
@@ -46,6 +54,22 @@ def write_report(
     With `html`, report.html beside it: the same document, then every task's reflections trial by trial.
     `appendix` (blocks) ends both.
     """
+    formats: tuple[ReportFormat, ...] = ("md", "html") if html else ("md",)
+    return write_formats(run_dirs, out_dir, formats, embeddings, semantic_threshold, appendix)[0]
+
+
+def write_formats(
+    run_dirs: Sequence[Path],
+    out_dir: Path,
+    formats: Collection[ReportFormat],
+    embeddings: EmbeddingCache | None = None,
+    semantic_threshold: float = SEMANTIC_THRESHOLD,
+    appendix: Sequence[Block] = (),
+) -> list[Path]:
+    """The report in each of `formats` (REPORT_FORMATS) into `out_dir`, and effects.json; the paths written, the
+    document's first. md: report.md; html: report.html; csv and latex: the condition, per-task, effects and exact
+    test tables (harness.report.data_tables), built from the same figures as the document. The plots are drawn
+    for md and html."""
     runs = load_runs(run_dirs)
     conditions = combine(runs)
     if not conditions:
@@ -54,21 +78,40 @@ def write_report(
     semantic = None if embeddings is None else semantic_report(runs, conditions, embeddings, semantic_threshold)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    curves = condition_curves(runs, conditions, report_thresholds(runs))
+    documents = [f for f in formats if f in DOCUMENT_FORMATS]
+    if documents:
+        _plot(conditions, semantic, curves, out_dir)
+    table = as_condition_reports(conditions)
+    fisher = pairwise_fisher([(c.label, c.totals.solved, c.totals.tasks) for c in conditions])
+    effects = report_effects(runs, conditions)
+    write_effects(effects[0], out_dir)
+    written = []
+    if documents:
+        document = report_document(runs, conditions, table, out_dir, fisher, semantic, effects, curves).then(appendix)
+        if "md" in formats:
+            path = out_dir / REPORT_FILE
+            path.write_text(render_markdown(document))
+            written.append(path)
+        if "html" in formats:
+            written.append(write_page(run_page(document, runs, conditions), out_dir))
+    tables = [conditions_data(conditions), tasks_data(conditions), effects_data(effects[0]), solved_tests_data(fisher)]
+    for name, write in (("csv", write_csv), ("latex", write_latex)):
+        if name in formats:
+            written += [write(t, out_dir) for t in tables]
+    return written
+
+
+def _plot(
+    conditions: Sequence[ReportCondition],
+    semantic: SemanticReport | None,
+    curves: Sequence[ThresholdCurves],
+    out_dir: Path,
+) -> None:
     plot_rrr_distribution(conditions, out_dir / RRR_DISTRIBUTION)
     plot_rrr_vs_trials(conditions, out_dir / RRR_VS_TRIALS)
     plot_solved_and_mention(conditions, [condition_shares(c) for c in conditions], out_dir / SOLVED_AND_MENTION)
     if semantic is not None:
         plot_semantic_vs_rrr(semantic.conditions, out_dir / SEMANTIC_VS_RRR)
-    curves = condition_curves(runs, conditions, report_thresholds(runs))
     if curves:
         plot_threshold_curves(curves, out_dir / THRESHOLD_CURVES, "Frozen share of tasks per condition")
-    table = as_condition_reports(conditions)
-    fisher = pairwise_fisher([(c.label, c.totals.solved, c.totals.tasks) for c in conditions])
-    effects = report_effects(runs, conditions)
-    write_effects(effects[0], out_dir)
-    path = out_dir / REPORT_FILE
-    document = report_document(runs, conditions, table, out_dir, fisher, semantic, effects, curves).then(appendix)
-    path.write_text(render_markdown(document))
-    if html:
-        write_page(run_page(document, runs, conditions), out_dir)
-    return path

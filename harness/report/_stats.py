@@ -1,30 +1,9 @@
-"""Shares with 95% Wilson score intervals: what the bar plot draws, computed apart from drawing it."""
+"""Shares with 95% Wilson score intervals: what the bar plot draws, as the condition metrics hold them."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from harness.metrics.intervals import wilson_interval
+from harness.metrics.intervals import Share
 from harness.report._combine import ReportCondition
-
-
-class Share(BaseModel):
-    """k of n, as a share with its 95% Wilson interval; share and bounds are None when n is 0."""
-
-    model_config = ConfigDict(frozen=True)
-
-    successes: int = Field(ge=0)
-    n: int = Field(ge=0)
-    share: float | None
-    low: float | None
-    high: float | None
-
-
-def share(successes: int, n: int) -> Share:
-    if n == 0:
-        return Share(successes=0, n=0, share=None, low=None, high=None)
-    low, high = wilson_interval(successes, n)
-    return Share(successes=successes, n=n, share=successes / n, low=low, high=high)
 
 
 def percent_bar(estimate: Share) -> tuple[float, float, float] | None:
@@ -43,9 +22,5 @@ SHARE_MEASURES = {
 
 def condition_shares(condition: ReportCondition) -> dict[str, Share]:
     """Solved over tasks, and object mention (strict, normalized) over reflections, keyed as SHARE_MEASURES."""
-    t = condition.totals
-    return {
-        "solved": share(t.solved, t.tasks),
-        "strict": share(t.mentions.strict, t.mentions.reflections),
-        "normalized": share(t.mentions.normalized, t.mentions.reflections),
-    }
+    intervals = condition.totals.intervals
+    return {"solved": intervals.solved, "strict": intervals.strict, "normalized": intervals.normalized}

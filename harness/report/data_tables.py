@@ -1,0 +1,164 @@
+"""The report's tables as data: named columns and raw values (numbers, booleans, None, text), the figures the
+report's own tables format, for CSV and LaTeX (harness.report.table_files) and dataframes (harness.report.frames).
+
+Each interval's bounds are columns of their own (`solved_low`, `solved_high`), beside the share they bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.metrics.core import ConditionMetrics, TaskMetrics
+from harness.metrics.effects import Effects
+from harness.metrics.fisher import PairwiseFisher
+from harness.metrics.identity import LabelShare
+from harness.metrics.intervals import Share
+from harness.report._combine import ReportCondition
+
+Value = str | int | float | bool | None
+Row = dict[str, Value]
+
+CONDITIONS = "conditions"
+TASKS = "tasks"
+EFFECTS = "effects"
+SOLVED_TESTS = "solved_tests"
+IDENTITY_LABELS = ("on_task", "off_task", "vacuous")
+
+
+class DataTable(BaseModel):
+    """One table: its file name (without extension), its columns, and one dict per row keyed by them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    columns: list[str]
+    rows: list[Row]
+
+
+def _table(name: str, columns: Sequence[str], rows: Sequence[Row]) -> DataTable:
+    return DataTable(name=name, columns=list(columns), rows=[{c: row[c] for c in columns} for row in rows])
+
+
+def _bounded(prefix: str) -> list[str]:
+    """A count's columns: the count, its rate, and the rate's 95% Wilson bounds."""
+    return [prefix, f"{prefix}_rate", f"{prefix}_low", f"{prefix}_high"]
+
+
+def _share(prefix: str, estimate: Share) -> Row:
+    return dict(zip(_bounded(prefix), (estimate.successes, estimate.share, estimate.low, estimate.high)))
+
+
+def _label(label: str, share: LabelShare | None) -> Row:
+    values = (None,) * 4 if share is None else (share.count, share.share, share.low, share.high)
+    return dict(zip(_bounded(label), values))
+
+
+def totals_row(totals: ConditionMetrics) -> Row:
+    """A condition's headline figures: counts, rates with their Wilson bounds, mean RRR, frozen, malformed."""
+    intervals, identity = totals.intervals, totals.identity
+    row: Row = {
+        "tasks": totals.tasks,
+        "repeats": totals.repeats,
+        **_share("solved", intervals.solved),
+        "solved_share": totals.solved_share,
+        "rrr_defined": totals.rrr_defined,
+        "mean_rrr": totals.mean_rrr,
+        "frozen": totals.frozen,
+        "frozen_share": totals.frozen_share,
+        "reflections": totals.mentions.reflections,
+        **_share("mention_strict", intervals.strict),
+        **_share("mention_normalized", intervals.normalized),
+        "identity_reflections": identity.reflections if identity else None,
+    }
+    for label in IDENTITY_LABELS:
+        row |= _label(label, getattr(identity, label) if identity else None)
+    return row | {"malformed": totals.malformed}
+
+
+TOTALS_COLUMNS = [
+    "tasks", "repeats", *_bounded("solved"), "solved_share", "rrr_defined", "mean_rrr", "frozen", "frozen_share",
+    "reflections", *_bounded("mention_strict"), *_bounded("mention_normalized"), "identity_reflections",
+    *(column for label in IDENTITY_LABELS for column in _bounded(label)), "malformed",
+]  # fmt: skip
+CONDITION_COLUMNS = ["condition", "actor_model", "reflector_model", "domain", "runs", *TOTALS_COLUMNS]
+
+
+def conditions_data(conditions: Sequence[ReportCondition]) -> DataTable:
+    """One row per condition of the report (pooled over runs as the report pools them), labelled as it is."""
+    rows = [
+        {
+            "condition": c.label,
+            "actor_model": c.actor_model,
+            "reflector_model": c.reflector_model,
+            "domain": c.domain,
+            "runs": "; ".join(c.runs),
+            **totals_row(c.totals),
+        }
+        for c in conditions
+    ]
+    return _table(CONDITIONS, CONDITION_COLUMNS, rows)
+
+
+def task_row(condition: str, task: TaskMetrics) -> Row:
+    identity = task.identity
+    return {
+        "condition": condition,
+        "task": task.task_id,
+        "target_object": task.target_object,
+        "repeats": task.repeats,
+        "trials": task.trials,
+        "reflections": task.reflections,
+        "rrr": task.rrr,
+        "frozen": task.frozen,
+        "solved": task.solved,
+        "solved_trial": task.solved_trial,
+        "solved_share": task.solved_share,
+        "frozen_share": task.frozen_share,
+        "mention_strict": task.mentions.strict,
+        "mention_normalized": task.mentions.normalized,
+        **{label: identity.count(label) if identity else None for label in IDENTITY_LABELS},
+        "malformed": task.malformed,
+    }
+
+
+TASK_COLUMNS = [
+    "condition", "task", "target_object", "repeats", "trials", "reflections", "rrr", "frozen", "solved",
+    "solved_trial", "solved_share", "frozen_share", "mention_strict", "mention_normalized", *IDENTITY_LABELS,
+    "malformed",
+]  # fmt: skip
+
+
+def tasks_data(conditions: Sequence[ReportCondition]) -> DataTable:
+    """One row per (condition, task), in the report's condition order and each condition's task order."""
+    return _table(TASKS, TASK_COLUMNS, [task_row(c.label, task) for c in conditions for task in c.tasks])
+
+
+EFFECT_COLUMNS = [
+    "measure", "condition", "control", "n", "dropped", "control_mean", "condition_mean", "difference", "ci_low",
+    "ci_high", "test", "gained", "lost", "p", "p_holm", "significant",
+]  # fmt: skip
+
+
+def effects_data(effects: Effects | None) -> DataTable:
+    """effects.json's rows (no row when the report has no effects); McNemar's discordant tasks as gained, lost."""
+    rows = []
+    for row in effects.rows if effects else []:
+        gained, lost = row.discordant if row.discordant is not None else (None, None)
+        rows.append(row.model_dump() | {"control": effects.control, "gained": gained, "lost": lost})  # type: ignore[union-attr]
+    return _table(EFFECTS, EFFECT_COLUMNS, rows)
+
+
+SOLVED_TEST_COLUMNS = ["condition_a", "condition_b", "solved_a", "n_a", "solved_b", "n_b", "odds_ratio", "p", "p_holm"]
+
+
+def solved_tests_data(pairs: Sequence[PairwiseFisher]) -> DataTable:
+    """Fisher's exact test of solved counts for every pair of conditions, with Holm's p."""
+    rows = [
+        {"condition_a": pair.a, "condition_b": pair.b, "solved_a": pair.solved_a, "n_a": pair.n_a,
+         "solved_b": pair.solved_b, "n_b": pair.n_b, "odds_ratio": pair.test.odds_ratio, "p": pair.test.p,
+         "p_holm": pair.p_holm}  # fmt: skip
+        for pair in pairs
+    ]
+    return _table(SOLVED_TESTS, SOLVED_TEST_COLUMNS, rows)

@@ -1,0 +1,216 @@
+"""`python -m harness.report RUN --format csv,latex` on real replays: every figure of the tables is metrics.json's
+or effects.json's; runs read into DataFrames (harness.report.frames); an older metrics.json still reads the same."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas
+import pytest
+
+from harness.metrics.run import METRICS_FILE
+from harness.records import TRIALS_FILE
+from harness.report._runs import load_run
+from harness.report.frames import load_conditions, load_trials
+from harness.report.table_files import latex_cell
+from tests.runner import REPLAY_CACHE, ROOT, run_cli
+
+FIVE_CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"
+HOTPOTQA_CACHE = ROOT / "tests" / "fixtures" / "hotpotqa" / "llm_cache.jsonl"
+IDENTITY = ("on_task", "off_task", "vacuous")
+
+pytestmark = pytest.mark.slow
+
+
+def replay(run_dir: Path, *overrides: str) -> Path:
+    result = run_cli(*overrides, "llm.cache.mode=replay", "llm.n_threads=1", f"hydra.run.dir={run_dir}")
+    assert result.returncode == 0, result.stderr
+    return run_dir
+
+
+def report(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "harness.report", *map(str, args)]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("tables")
+    return {
+        "default": replay(root / "default", f"llm.cache.path={REPLAY_CACHE}"),
+        "hotpotqa": replay(root / "hotpotqa", "experiment=hotpotqa_demo", f"llm.cache.path={HOTPOTQA_CACHE}"),
+        "five": replay(root / "five", "experiment=five_conditions_demo", f"llm.cache.path={FIVE_CACHE}"),
+    }
+
+
+@pytest.fixture(scope="module")
+def five(runs: dict[str, Path]) -> Path:
+    result = report(runs["five"], "--format", "csv,latex")
+    assert result.returncode == 0, result.stderr
+    return runs["five"]
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def cell(value: Any) -> str:
+    """A metrics.json value as the csv module writes it."""
+    return "" if value is None else str(value)
+
+
+def bounded(prefix: str, count: int | None, share: dict[str, Any] | None) -> dict[str, str]:
+    share = share or {}
+    values = (count, share.get("share"), share.get("low"), share.get("high"))
+    return {k: cell(v) for k, v in zip([prefix, f"{prefix}_rate", f"{prefix}_low", f"{prefix}_high"], values)}
+
+
+def expected_condition(report: dict[str, Any]) -> dict[str, str]:
+    t = report["totals"]
+    intervals, identity = t["intervals"], t["identity"]
+    expected = {
+        "condition": report["condition"],
+        "actor_model": report["actor_model"],
+        "reflector_model": report["reflector_model"],
+        **{k: cell(t[k]) for k in ("tasks", "repeats", "solved_share", "rrr_defined", "mean_rrr", "frozen")},
+        **{k: cell(t[k]) for k in ("frozen_share", "malformed")},
+        **bounded("solved", t["solved"], intervals["solved"]),
+        "reflections": cell(t["mentions"]["reflections"]),
+        **bounded("mention_strict", t["mentions"]["strict"], intervals["strict"]),
+        **bounded("mention_normalized", t["mentions"]["normalized"], intervals["normalized"]),
+        "identity_reflections": cell(identity and identity["reflections"]),
+    }
+    for label in IDENTITY:
+        expected |= bounded(label, identity and identity[label]["count"], identity and identity[label])
+    return expected
+
+
+def test_the_condition_table_holds_metrics_json_figures_and_intervals(five: Path) -> None:
+    metrics = json.loads((five / METRICS_FILE).read_text())
+    rows = read_csv(five / "conditions.csv")
+    assert [r["condition"] for r in rows] == [c["condition"] for c in metrics["conditions"]]
+    for row, condition in zip(rows, metrics["conditions"]):
+        expected = expected_condition(condition)
+        assert {k: row[k] for k in expected} == expected
+    # A Wilson interval is there, and bounds its share, where the replay has figures.
+    assert all(float(r["solved_low"]) <= float(r["solved_rate"]) <= float(r["solved_high"]) for r in rows)
+    assert any(r["on_task_low"] and 0 < float(r["on_task_low"]) < float(r["on_task_high"]) < 1 for r in rows)
+
+
+def test_the_task_table_holds_metrics_json_per_task_figures(five: Path) -> None:
+    metrics = json.loads((five / METRICS_FILE).read_text())
+    expected = [
+        {
+            "condition": c["condition"], "task": t["task_id"], "trials": cell(t["trials"]), "rrr": cell(t["rrr"]),
+            "solved": cell(t["solved"]), "solved_trial": cell(t["solved_trial"]), "frozen": cell(t["frozen"]),
+            "mention_strict": cell(t["mentions"]["strict"]), "reflections": cell(t["reflections"]),
+            **{label: cell(t["identity"] and t["identity"][label]) for label in IDENTITY},
+        }
+        for c in metrics["conditions"]
+        for t in c["tasks"]
+    ]  # fmt: skip
+    rows = read_csv(five / "tasks.csv")
+    assert [{k: row[k] for k in e} for row, e in zip(rows, expected)] == expected
+    assert len(rows) == len(expected)
+
+
+def test_effects_and_exact_tests_are_effects_json_and_metrics_json(five: Path) -> None:
+    effects = json.loads((five / "effects.json").read_text())
+    rows = read_csv(five / "effects.csv")
+    fields = ("measure", "condition", "n", "dropped", "difference", "ci_low", "ci_high", "test", "p", "p_holm")
+    assert [{f: r[f] for f in fields} for r in rows] == [{f: cell(e[f]) for f in fields} for e in effects["rows"]]
+    assert {r["control"] for r in rows} == {effects["control"]}
+    tests = json.loads((five / METRICS_FILE).read_text())["solved_tests"]
+    pairs = read_csv(five / "solved_tests.csv")
+    assert len(tests) == 10
+    assert [(p["condition_a"], p["condition_b"], p["p"], p["p_holm"]) for p in pairs] == [
+        (t["a"], t["b"], cell(t["test"]["p"]), cell(t["p_holm"])) for t in tests
+    ]
+
+
+def latex_rows(path: Path) -> list[list[str]]:
+    lines = path.read_text().splitlines()
+    body = lines[lines.index("\\midrule") + 1 : lines.index("\\bottomrule")]
+    return [line.removesuffix(" \\\\").split(" & ") for line in [lines[2], *body]]
+
+
+def is_number(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
+def as_number(value: str) -> int | float:
+    return int(value) if value.lstrip("-").isdigit() else float(value)
+
+
+def test_the_latex_tables_say_what_the_csv_tables_say(five: Path) -> None:
+    for name in ("conditions", "tasks", "effects", "solved_tests"):
+        table = read_csv(five / f"{name}.csv")
+        header, *rows = latex_rows(five / f"{name}.tex")
+        assert header == [c.replace("_", "\\_") for c in table[0]]
+        assert len(rows) == len(table)
+        for row, values in zip(rows, table):
+            for text, value in zip(row, values.values()):
+                if value in ("", "True", "False"):
+                    assert text == {"": "--", "True": "yes", "False": "no"}[value]
+                else:
+                    assert text == (latex_cell(as_number(value)) if is_number(value) else value.replace("_", "\\_"))
+
+
+def test_a_bad_format_is_one_sentence_and_nothing_is_written(five: Path) -> None:
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in five.iterdir())
+    result = report(five, "--format", "csv,docx")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: --format 'csv,docx' names 'docx', not a report format; accepted: md, html, csv, latex, "
+        "comma-separated."
+    ]
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in five.iterdir()) == before
+
+
+def test_a_metrics_json_without_intervals_and_tests_reads_the_same(five: Path, tmp_path: Path) -> None:
+    old = shutil.copytree(five, tmp_path / "old")
+    metrics = json.loads((old / METRICS_FILE).read_text())
+    del metrics["solved_tests"]
+    for condition in metrics["conditions"]:
+        del condition["totals"]["intervals"]
+    (old / METRICS_FILE).write_text(json.dumps(metrics, indent=2))
+    assert load_run(old, "old").metrics_source == METRICS_FILE
+    (old / TRIALS_FILE).unlink()
+    alone = load_run(old, "old").metrics
+    assert alone.model_dump_json(indent=2) == (five / METRICS_FILE).read_text()
+
+
+def test_three_replays_as_dataframes(runs: dict[str, Path]) -> None:
+    dirs = list(runs.values())
+    trials = load_trials(dirs)
+    for name, run in runs.items():
+        lines = [json.loads(line) for line in (run / TRIALS_FILE).read_text().splitlines() if line.strip()]
+        mine = trials[trials["run"] == name]
+        assert len(mine) == len(lines)
+        assert list(mine["success"]) == [line["success"] for line in lines]
+        assert list(mine["prompt_tokens"]) == [line["usage"]["prompt_tokens"] for line in lines]
+        assert [None if pandas.isna(r) else r for r in mine["reflection"]] == [line["reflection"] for line in lines]
+    assert set(trials["domain"]) == {"alfworld", "hotpotqa"}
+
+    conditions = load_conditions(dirs)
+    for name, run in runs.items():
+        metrics = json.loads((run / METRICS_FILE).read_text())
+        mine = conditions[conditions["run"] == name]
+        assert list(mine["condition"]) == [c["condition"] for c in metrics["conditions"]]
+        assert list(mine["solved"]) == [c["totals"]["solved"] for c in metrics["conditions"]]
+        assert list(mine["solved_high"]) == [c["totals"]["intervals"]["solved"]["high"] for c in metrics["conditions"]]
+        solved = trials[(trials["run"] == name) & trials["success"]]
+        assert list(mine["solved"]) == [
+            solved[solved["condition"] == c["condition"]]["task"].nunique() for c in metrics["conditions"]
+        ]
