@@ -139,6 +139,10 @@ class ResumeSettings(_Strict):
     )
 
 
+PROGRESS_INTERVAL_S = 60.0
+"""Seconds between progress lines off a terminal, unless `progress_interval_s` says otherwise."""
+
+
 class RunConfig(_Strict):
     """Everything one run needs, validated."""
 
@@ -151,6 +155,9 @@ class RunConfig(_Strict):
     sampling: SamplingSettings = Field(default_factory=SamplingSettings)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
     progress: bool = True
+    progress_interval_s: StrictFloat = Field(
+        PROGRESS_INTERVAL_S, gt=0, description="Off a terminal (a pipe, run.log): seconds between progress lines."
+    )
     resume: ResumeSettings = Field(default_factory=ResumeSettings)
     scenario: PlantedRefusalConfig | None = Field(None, description="Set: run this scenario instead of the trials.")
 
@@ -204,6 +211,7 @@ TOP_LEVEL_KEYS = (
     "sampling",
     "metrics",
     "progress",
+    "progress_interval_s",
     "resume",
     "scenario",
 )
@@ -357,6 +365,7 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
             "sampling": raw.get("sampling") or {},
             "metrics": raw.get("metrics") or {},
             "progress": raw.get("progress", True),
+            "progress_interval_s": raw.get("progress_interval_s", PROGRESS_INTERVAL_S),
             "resume": raw.get("resume") or {},
             "scenario": raw.get("scenario"),
         }

@@ -17,6 +17,7 @@ RESUMABLE_KEYS = (
     "llm",
     "metrics",
     "progress",
+    "progress_interval_s",
     "resume",
 )
 # Model settings that pace, bound, retry or price calls but never change an answer (so a run stopped by a slow

@@ -143,7 +143,12 @@ class Experiment:
         write_manifest(self.run_dir, manifest)
         if self.trial_log.records:
             log.info("resuming: %d trial(s) already recorded", len(self.trial_log.records))
-        progress = Progress(self.settings.trials, self.config.progress)
+        progress = Progress(
+            self.settings.trials,
+            self.config.progress,
+            interval_s=self.config.progress_interval_s,
+            prices=condition_prices(self.resolved),
+        )
         try:
             run_loop(self.domain, self.conditions, self.trial_log, self.settings, progress, stop)
             if manifest.selection is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -23,6 +23,7 @@ from harness.run.interrupt import STOP_GRACE_S, StopRequest
 from harness.run.memory import memory_window
 from harness.run.progress import Progress
 from harness.run.sampling import sampled
+from harness.run.trial_count import TrialCount
 from harness.run.workers import play_side_by_side
 
 
@@ -124,15 +125,20 @@ class TrialLLM(MeteredLLM):
         abandoned: threading.Event,
         extra_stop: Sequence[str] = (),
         sampling: RoleSampling | None = None,
+        on_call: Callable[[Usage], None] | None = None,
     ) -> None:
         super().__init__(llm, context, extra_stop)
         self._abandoned = abandoned
         self._sampling = sampling or RoleSampling()
+        self._on_call = on_call
 
     def generate(self, request: LLMRequest) -> LLMResponse:
         if self._abandoned.is_set():
             raise TrialAbandoned(f"{self.context.describe()}: the run stopped; this trial is played again on resume")
-        return super().generate(sampled(request, self._sampling))
+        response = super().generate(sampled(request, self._sampling))
+        if self._on_call is not None:
+            self._on_call(response.usage)
+        return response
 
 
 def play_trial(
@@ -158,13 +164,21 @@ def play_trial(
     abandoned = abandoned or threading.Event()
     named_repeat = repeat if settings.repeats > 1 else None
     context = CallContext(task_id=task_id, trial=trial, condition=condition.name, role="actor", repeat=named_repeat)
-    actor = TrialLLM(condition.actor_llm, context, abandoned, sampling=settings.sampling.actor)
+    progress.episode_started()
+    actor = TrialLLM(
+        condition.actor_llm,
+        context,
+        abandoned,
+        sampling=settings.sampling.actor,
+        on_call=partial(progress.call_made, condition.name, "actor"),
+    )
     reflector = TrialLLM(
         condition.reflector_llm,
         context.model_copy(update={"role": "reflector"}),
         abandoned,
         condition.reflector_stop,
         settings.sampling.reflector,
+        partial(progress.call_made, condition.name, "reflector"),
     )
     attempt = domain.play(
         task_id,
@@ -251,6 +265,15 @@ def pending_trials(
     return pending
 
 
+def plan_count(
+    domain: Domain, conditions: Sequence[ConditionRun], trial_log: TrialLog, settings: LoopSettings
+) -> TrialCount:
+    """The run's chains (condition x repeat x task) with what the run directory already holds of them."""
+    tasks = domain.task_ids()
+    chains = [(c.name, task, repeat) for c in conditions for repeat in range(settings.repeats) for task in tasks]
+    return TrialCount(chains, settings.trials, lambda r: domain.finished(r.success, r.end_reason), trial_log.records)
+
+
 def run_loop(
     domain: Domain,
     conditions: Sequence[ConditionRun],
@@ -274,21 +297,23 @@ def run_loop(
 
     finished_after_stop = 0
     try:
-        for trial in range(settings.trials):
-            pending = pending_trials(domain, conditions, trial_log, trial, settings.repeats)
-            if not pending:
-                continue
-            if stop.is_set():
-                raise _interrupted(stop, finished_after_stop, 0, trial_log)
-            progress.trial_started(trial, len(pending))
-            jobs = [
-                partial(play_trial, domain, task_id, trial, history, condition, settings, progress, abandoned, repeat)
-                for condition, task_id, repeat, history in pending
-            ]
-            played = play_side_by_side(jobs, settings.max_concurrency, record, stop, STOP_GRACE_S)
-            finished_after_stop += played.after_stop
-            if played.left_behind or played.not_started:
-                raise _interrupted(stop, finished_after_stop, played.left_behind, trial_log)
+        with progress.running(plan_count(domain, conditions, trial_log, settings), trial_log.records):
+            for trial in range(settings.trials):
+                pending = pending_trials(domain, conditions, trial_log, trial, settings.repeats)
+                if not pending:
+                    continue
+                if stop.is_set():
+                    raise _interrupted(stop, finished_after_stop, 0, trial_log)
+                progress.trial_started(trial, len(pending))
+                play = partial(play_trial, domain, settings=settings, progress=progress, abandoned=abandoned)
+                jobs = [
+                    partial(play, task_id, trial, history, condition, repeat=repeat)
+                    for condition, task_id, repeat, history in pending
+                ]
+                played = play_side_by_side(jobs, settings.max_concurrency, record, stop, STOP_GRACE_S)
+                finished_after_stop += played.after_stop
+                if played.left_behind or played.not_started:
+                    raise _interrupted(stop, finished_after_stop, played.left_behind, trial_log)
     finally:
         # Trials left behind stop at their next model call, and write nothing more into a gate store.
         abandoned.set()
