@@ -1,6 +1,22 @@
-"""Typed errors the harness raises on purpose; the command line turns each into one clear sentence."""
+"""Typed errors the harness raises on purpose, and the one way a command turns one into a sentence and an exit code."""
 
 from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+EXIT_BAD_INPUT = 2
+"""Every command's exit code for input it refuses (argparse's too)."""
+EXIT_BROKEN = 1
+"""A store or file the command found damaged, as opposed to input it refuses."""
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT, the shell's code for a process stopped by Ctrl-C."""
+
+
+def fail(error: Exception | str, code: int = EXIT_BAD_INPUT) -> NoReturn:
+    """Print `error: <one sentence>` on stderr and exit with `code`."""
+    print(f"error: {error}", file=sys.stderr)
+    sys.exit(code)
 
 
 class HarnessError(Exception):

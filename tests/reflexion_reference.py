@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from envs.alfworld import AlfworldEpisode, AlfworldGame
-from harness.prompts import alfworld_base_prompt, read_prompt
+from harness.llm.prompts import alfworld_base_prompt, read_prompt
 
 MAX_STEPS = 49
 

@@ -2,7 +2,7 @@
 
 It is benchmarks/recorded_server.py's server (POST /v1/completions, POST /v1/chat/completions, GET /v1/models on
 a free port of 127.0.0.1) answering the n-th model request with the n-th scripted answer, whatever it asks, and
-keeping every request body as JSON, in arrival order. A request past the end of the script gets a 400, so a run
+keeping every request body as JSON, in arrival order, and the path of every GET (the harness's probes). A request past the end of the script gets a 400, so a run
 that asks more than the script foresaw fails at once. A scripted answer is its text, or a ScriptedAnswer that also
 says which model served it, its system fingerprint and its finish reason (a drifting API). Nothing here is part
 of the harness.
@@ -44,6 +44,11 @@ class _ScriptedHandler(RecordedHandler):
         else:
             self.send_answer(payload, answer.as_answer())
 
+    def do_GET(self) -> None:
+        with self.owner._lock:
+            self.owner.gets.append(self.path)
+        super().do_GET()
+
 
 class ScriptedServer(RecordedServer):
     """`with ScriptedServer(["answer 1", ...]) as server:` ... `server.requests` (bodies, in arrival order)."""
@@ -54,6 +59,8 @@ class ScriptedServer(RecordedServer):
         super().__init__(None, port)
         self.script = [answer if isinstance(answer, ScriptedAnswer) else ScriptedAnswer(answer) for answer in script]
         self.requests: list[dict[str, Any]] = []
+        self.gets: list[str] = []
+        """The path of every GET, in arrival order: the harness's reachability probes ask for /v1/models."""
         self._lock = threading.Lock()
 
     def take(self, payload: dict[str, Any]) -> ScriptedAnswer | None:

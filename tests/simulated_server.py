@@ -19,7 +19,7 @@ from typing import Any
 
 from benchmarks.recorded_server import RecordedHandler, RecordedServer
 from harness.domains.hotpotqa.questions import load_questions
-from harness.prompts import read_prompt
+from harness.llm.prompts import read_prompt
 
 WRONG_ANSWER = "the simulated wrong answer"
 THOUGHT = "I read the context and answer."

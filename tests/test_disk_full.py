@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.records import read_manifest, read_trials, records_without_timing
-from tests.runner import REPLAY_CACHE, run_cli
+from tests.runner import run_cli
 from tests.test_replay import RECORDED_RUN
 
 # Room for the manifest (and its replacement being written), run.log and one or two of the four records (11 to

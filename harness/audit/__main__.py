@@ -18,11 +18,10 @@ from harness.audit.audit_report import DEFAULT_OUT, run_audit, write_audit
 from harness.audit.paper import paper_lines
 from harness.audit.sources import DEFAULT_ROOT, get_source, load_source
 from harness.audit.task_inspection import find_task, inspect_task, render_inspection
-from harness.errors import HarnessError
+from harness.errors import HarnessError, fail
 from harness.metrics.semantic import add_semantic_options, semantic_cache
 from harness.run.run_dir import check_output_dir
 
-EXIT_BAD_INPUT = 2
 COMMANDS = ("run", "show")
 
 
@@ -76,8 +75,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         _run(args) if args.command == "run" else _show(args)
     except HarnessError as error:
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(EXIT_BAD_INPUT)
+        fail(error)
 
 
 if __name__ == "__main__":

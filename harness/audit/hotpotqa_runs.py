@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -21,7 +20,7 @@ from harness.audit.hotpotqa import LoggedAttempt, parse_text_log, run_strategy, 
 from harness.domains.hotpotqa.agent import end_reason_of, finish_answer, observation_of, parse_action
 from harness.records.hotpotqa import QuestionAttempt
 from harness.domains.hotpotqa.questions import load_questions
-from harness.errors import HarnessError
+from harness.errors import HarnessError, fail
 from harness.records import Manifest, TrialLog, TrialRecord, write_manifest
 from harness.records.step import Step
 from harness.records.usage import Usage
@@ -30,7 +29,6 @@ PUBLISHED_MODEL = "published"
 _BLOCK_END_RE = re.compile(r"^Correct answer:.*$", re.MULTILINE)
 _THOUGHT_RE = re.compile(r"^Thought: ?(.*)$", re.MULTILINE)
 _ACTION_RE = re.compile(r"^Action: ?(.*)$", re.MULTILINE)
-EXIT_BAD_INPUT = 2
 
 
 class PublishedLogError(HarnessError):
@@ -176,8 +174,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         count = write_published_run(args.log, args.run_dir)
     except (HarnessError, OSError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(EXIT_BAD_INPUT)
+        fail(error)
     print(f"wrote {count} records of {args.log} into {args.run_dir}")
 
 

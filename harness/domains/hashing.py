@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from harness.prompts import PROMPTS_DIR
+from harness.llm.prompts import PROMPTS_DIR
 
 
 def sha256_files(paths: list[Path]) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from harness.errors import HarnessError
+from harness.errors import EXIT_BAD_INPUT, EXIT_BROKEN, EXIT_INTERRUPTED, HarnessError, fail
 from harness.gate._chain import GENESIS, Decision, DecisionLine
 from harness.gate._errors import GateChainError, GateDecisionError, InvalidGateStoreError
 from harness.gate._review import CONFIRM, interactive_review, scripted_review
@@ -26,9 +26,6 @@ from harness.gate._rules import normalize_quote
 from harness.gate._store import GateStore
 from harness.records.visible import visible
 
-EXIT_BROKEN = 1
-EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130
 EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE: what the shell reports for a reader that stopped reading (`| head`)
 _DONE = {Decision.APPROVE: "approved", Decision.REJECT: "rejected"}
 
@@ -37,8 +34,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one `error:` line like every other error."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"error: {message}; see {self.prog} --help.", file=sys.stderr)
-        sys.exit(EXIT_BAD_INPUT)
+        fail(f"{message}; see {self.prog} --help.")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.domains.base import ReflectionHooks, ReflectionInput
 from harness.gate.proposals import parse_proposals
 from harness.llm.metering import MeteredLLM
-from harness.prompts import render_turns
+from harness.llm.prompts import render_turns
 from harness.reflection._base import GateAnswer, Reflection, ReflectionSource, register_source
 
 

@@ -5,17 +5,15 @@ csv or latex the condition, per-task, effects and exact-test tables as .csv or .
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.errors import HarnessError
+from harness.errors import HarnessError, fail
 from harness.report._report import REPORT_FORMATS, ReportFormat, write_formats
 from harness.report._runs import ReportInputError
 from harness.metrics.semantic import add_semantic_options, semantic_cache
 from harness.run.run_dir import check_output_dir
 
-EXIT_BAD_INPUT = 2
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -70,8 +68,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if embeddings is not None:
             embeddings.save()
     except HarnessError as error:
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(EXIT_BAD_INPUT)
+        fail(error)
     names = [str(path) for path in written]
     print("wrote " + (f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]))
 

@@ -1,25 +1,12 @@
-"""SweepReport: a Hydra callback that combines a sweep's jobs into one report.md in the sweep directory.
-
-Registered under `hydra.callbacks` (configs/config.yaml). It runs in the launching process, so it works with
-every launcher (basic, joblib, submitit, ray) as long as the job directories are visible from there: on SLURM
-or a Ray cluster of several machines, `hydra.sweep.dir` must be on a filesystem they share.
-"""
+"""A sweep's report: its finished jobs combined into one report.md (and report.html) in the sweep directory, with
+every job's status read from the job's own manifest. Which jobs a sweep plans is harness/cli/sweep_plan.py's."""
 
 from __future__ import annotations
 
-import atexit
-import copy
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-from hydra.core.global_hydra import GlobalHydra
-from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra.experimental.callback import Callback
-from omegaconf import DictConfig, OmegaConf, open_dict, read_write
-from omegaconf.errors import OmegaConfBaseException
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.errors import HarnessError
@@ -28,15 +15,9 @@ from harness.report import REPORT_FILE, write_report
 from harness.report._document import directory_link
 from harness.report.document import Block, Document, Paragraph, Section, Strong, Table, render_markdown
 from harness.report.html import document_page, write_page
-from harness.run.config import validate_config
 from harness.run.config_diff import shaping_changes
 
 FINISHED = "finished"
-BASIC_SWEEPER = f"{BasicSweeper.__module__}.{BasicSweeper.__name__}"
-
-
-class UnknownSweeperError(HarnessError):
-    """The sweep's jobs cannot be listed before they run: another sweeper than the basic one plans them."""
 
 
 class SweepJob(BaseModel):
@@ -50,63 +31,6 @@ class SweepJob(BaseModel):
     config: dict[str, Any] | None = Field(
         None, description="The validated config the job records in its manifest; None when it does not validate."
     )
-
-
-def task_config(config: DictConfig) -> DictConfig:
-    """The config the run's code sees: without the `hydra` node (as Hydra's run_job hands it over)."""
-    task = copy.deepcopy(config)
-    with read_write(task), open_dict(task):
-        del task["hydra"]
-    return task
-
-
-def _recorded_config(job_config: DictConfig) -> dict[str, Any] | None:
-    """The config a job's manifest will hold, to recognise the job's run by; None when it does not validate (the
-    input guard refuses such a sweep before it starts)."""
-    try:
-        return validate_config(task_config(job_config)).model_dump(mode="json")
-    except (HarnessError, OmegaConfBaseException):
-        return None
-
-
-def planned_job_configs(config: DictConfig) -> list[tuple[SweepJob, DictConfig]]:
-    """The jobs the basic sweeper launches for `config`, in job-number order, each with its composed config.
-
-    Each job's config is composed the way the launchers do, so any `hydra.sweep.subdir` pattern resolves as it
-    will in the job. The split is the basic sweeper's own (hydra-core is pinned).
-    """
-    target = config.hydra.sweeper.get("_target_")
-    if target != BASIC_SWEEPER:
-        raise UnknownSweeperError(f"the sweep report knows the jobs of {BASIC_SWEEPER} only, not of {target}.")
-    # Resolved first, its ${now:...} is cached in `config`, where the sweeper finds it and every job config copies it.
-    sweep_dir = Path(str(config.hydra.sweep.dir))
-    loader = GlobalHydra.instance().config_loader()
-    params = [f"{key}={value}" for key, value in (config.hydra.sweeper.get("params") or {}).items()]
-    task = OmegaConf.to_container(config.hydra.overrides.task, resolve=False)
-    overrides = OverridesParser.create(config_loader=loader).parse_overrides([*params, *task])
-    swept = {o.get_key_element() for o in overrides if o.is_sweep_override()}
-    # max_batch_size only cuts the job list into batches; job numbers run on across them.
-    (all_jobs,) = BasicSweeper.split_arguments(overrides, None)
-    jobs = []
-    for num, job_overrides in enumerate(all_jobs):
-        job_config = loader.load_sweep_config(config, job_overrides)
-        with open_dict(job_config):
-            job_config.hydra.job.num = num
-        job = SweepJob(
-            num=num,
-            # The command line spells every setting `++key=value` (harness.run.cli); the table shows key=value.
-            overrides=[o.lstrip("+") for o in job_overrides if o.split("=", 1)[0] in swept],
-            directory=sweep_dir / str(job_config.hydra.sweep.subdir),
-        )
-        jobs.append((job, job_config))
-    return jobs
-
-
-def planned_jobs(config: DictConfig) -> list[SweepJob]:
-    """The jobs the basic sweeper launches for `config`, in job-number order, each with its run directory and the
-    config its manifest will record."""
-    jobs = planned_job_configs(config)
-    return [job.model_copy(update={"config": _recorded_config(job_config)}) for job, job_config in jobs]
 
 
 class JobState(BaseModel):
@@ -186,30 +110,3 @@ def write_sweep_report(jobs: Sequence[SweepJob], sweep_dir: Path) -> Path:
     # Printed, not logged: the launching process runs under hydra/hydra_logging=disabled.
     print(f"sweep report: {path} ({len(finished)} of {len(jobs)} jobs{'; ' if missing else ''}{', '.join(missing)})")
     return path
-
-
-class SweepReport(Callback):
-    """Writes the sweep's combined report when the sweep ends, also when a job failed."""
-
-    def __init__(self) -> None:
-        self._jobs: list[SweepJob] = []
-        self._sweep_dir = Path()
-
-    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
-        try:
-            self._jobs = planned_jobs(config)
-        except UnknownSweeperError as error:
-            print(f"no sweep report: {error}", file=sys.stderr)
-            return
-        self._sweep_dir = Path(str(config.hydra.sweep.dir))
-        # Hydra 1.3 skips on_multirun_end when a job failed (the sweeper re-raises its error first, and a job
-        # that exits through sys.exit ends the basic launcher's process): the exit hook reports the rest then.
-        atexit.register(self._write)
-
-    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
-        if self._jobs:
-            atexit.unregister(self._write)
-            self._write()
-
-    def _write(self) -> None:
-        write_sweep_report(self._jobs, self._sweep_dir)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness.run.config import Condition, RunConfig
 from harness.run.held_out import compare_with_selection, frozen_in, selection_run, warn_greedy_roles
-from harness.domains.registry import build_domain
+from harness.domains.base import Domain
 from harness.reflection.gated_memory import GatedMemory
 from harness.llm import CacheStore
 from harness.llm.naming import model_name
@@ -25,7 +25,6 @@ from harness.errors import LogChangedError, RecordWriteError, RunDirLostError, R
 from harness.run.interrupt import StopRequest, stop_on_signals
 from harness.run.lock import RunLock
 from harness.run.loop import ConditionRun, LoopSettings, run_loop
-from harness.run.preflight import check_models
 from harness.run.progress import Progress
 from harness.run.provenance import git_commit, package_versions
 from harness.run.resume import GATE_DIR, resume_config
@@ -57,15 +56,15 @@ def condition_run(condition: Condition, pool: LLMPool, run_dir: Path) -> Conditi
 
 
 class Experiment:
-    """A validated, planned run: games chosen, models set up, earlier records read.
-
-    Everything that can fail on bad input happens here, before anything is written.
+    """A planned run of a validated config and its domain (harness/cli/compose.py checks both): models set up,
+    earlier records read. What can still fail on bad input (the run directory's records) fails here, before
+    anything is written; the domain is the experiment's to close from here on.
     """
 
-    def __init__(self, config: RunConfig, run_dir: Path) -> None:
+    def __init__(self, config: RunConfig, domain: Domain, run_dir: Path) -> None:
         self.config = config
         self.run_dir = run_dir
-        self.domain = build_domain(config.env)
+        self.domain = domain
         try:
             # What the loop's trials need gets ready while the models are set up and the run directory is checked.
             self.domain.warm_up(config.experiment.max_concurrency)
@@ -88,7 +87,6 @@ class Experiment:
         )
 
     def _prepare(self, config: RunConfig, run_dir: Path) -> None:
-        check_models(config)
         # One store per run: every model reads the same file, so it is loaded once.
         models = [model for c in config.conditions for model in (c.actor, c.reflector)]
         pool = LLMPool(CacheStore(Path(config.llm.cache.path)), config.llm.cache.mode, models)

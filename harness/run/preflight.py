@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
-from harness.domains.registry import build_domain
-from harness.run.config import RunConfig, validate_config
+from harness.run.config import RunConfig
 from harness.errors import ConfigError
-from harness.llm import ModelConfig, api_key, check_reachable
+from harness.llm import ModelConfig, api_key, base_url, check_reachable
 from harness.records import MANIFEST_FILE, TRIALS_FILE
 from harness.reflection import get_source
 
@@ -38,12 +36,15 @@ def check_models(config: RunConfig) -> None:
             f"llm.cache.path={cache.path} does not exist, and llm.cache.mode=replay answers only from that file; "
             "point llm.cache.path at a recorded cache, or record one with llm.cache.mode=auto or record."
         )
+    probed: set[tuple[str, str]] = set()
     for model in models_in_use(config):
         if model.backend != "openai":
             continue
         key = api_key(model)  # the backend needs it even to replay
-        if cache.mode != "replay":  # replay never calls the model
+        # One probe per server and key: the roles of one model differ in settings, not in where they are served.
+        if cache.mode != "replay" and (base_url(model), key) not in probed:  # replay never calls the model
             check_reachable(model, key)
+            probed.add((base_url(model), key))
 
 
 def check_cache_path(value: str, mode: str) -> None:
@@ -75,12 +76,3 @@ def check_cache_path(value: str, mode: str) -> None:
             f"llm.cache.path={value} cannot be written (read-only or not writable by this user), and "
             "llm.cache.mode=auto or record writes it; choose another path, or replay with llm.cache.mode=replay."
         )
-
-
-def check_input(cfg: Any) -> RunConfig:
-    """Everything about a run's input that can be checked without writing: the config, its tasks, its models."""
-    config = validate_config(cfg)
-    if config.scenario is None:
-        build_domain(config.env)
-        check_models(config)
-    return config

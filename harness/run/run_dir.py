@@ -2,7 +2,7 @@
 and, when a run is refused later, removed only as far as this invocation created it.
 
 Hydra creates `hydra.run.dir` (with its parents) before the run's code starts, so these checks run from a
-Hydra callback (`harness.run.guard`), while the directory does not exist yet.
+Hydra callback (`harness.cli.guard`), while the directory does not exist yet.
 """
 
 from __future__ import annotations

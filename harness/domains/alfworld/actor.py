@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from harness.errors import ContextOverflowError
 from harness.llm import LLMRequest
 from harness.llm.metering import MeteredLLM
-from harness.prompts import alfworld_base_prompt
+from harness.llm.prompts import alfworld_base_prompt
 from harness.records.step import Step
 
 # Reflexion's `llm()`: 256 tokens, stop at newline, retry outputs under 5 characters

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from harness.domains.alfworld.signals import is_thought, parse_failures
 from harness.domains.base import ReflectionHooks, ReflectionInput, TemplateCandidates
 from harness.llm import LLMRequest
-from harness.prompts import GATED_MAX_TOKENS, read_prompt, signals_block
+from harness.llm.prompts import GATED_MAX_TOKENS, read_prompt, signals_block
 from harness.records.details import ExtractedSignals, ReflectionDetails
 from harness.records.gate import Turn
 from harness.records.step import Step

@@ -19,7 +19,7 @@ from harness.domains.hotpotqa.questions import Question
 from harness.errors import ContextOverflowError
 from harness.llm import LLMRequest
 from harness.llm.metering import MeteredLLM
-from harness.prompts import read_prompt
+from harness.llm.prompts import read_prompt
 from harness.records.step import Step
 
 MAX_TOKENS = 250

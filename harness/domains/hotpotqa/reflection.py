@@ -12,7 +12,7 @@ from harness.records.hotpotqa import QuestionAttempt
 from harness.domains.hotpotqa.questions import Question
 from harness.domains.hotpotqa.signals import failure_signals, render
 from harness.llm import LLMRequest
-from harness.prompts import GATED_MAX_TOKENS, read_prompt, signals_block
+from harness.llm.prompts import GATED_MAX_TOKENS, read_prompt, signals_block
 from harness.records.details import ListedSignals, ReflectionDetails
 from harness.records.gate import Turn
 

@@ -16,7 +16,7 @@ from harness.domains.humaneval.extraction import CodeExtraction, extract_impleme
 from harness.records.humaneval import DroppedTest, Implementation, InternalTests, TestDropReason
 from harness.llm import ChatMessage, chat_request
 from harness.llm.metering import MeteredLLM
-from harness.prompts import read_prompt
+from harness.llm.prompts import read_prompt
 
 TEST_GENERATION_MAX_TOKENS = 1024
 IMPLEMENTATION_MAX_TOKENS = 1024

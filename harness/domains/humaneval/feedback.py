@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.records.humaneval import CodeSignals
 from harness.domains.humaneval.signals import extract_code_signals, raised_error
-from harness.prompts import read_prompt
+from harness.llm.prompts import read_prompt
 from envs.sandbox import AssertTests, SandboxLimits, Verdict, run_tests
 
 FeedbackStyle = Literal["reflexion", "repr"]

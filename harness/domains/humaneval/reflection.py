@@ -9,7 +9,7 @@ from harness.domains.base import ReflectionHooks, ReflectionInput, TemplateCandi
 from harness.domains.humaneval.actor import REFLEXION_CHAT_TEMPERATURE, code_block, reflection_messages
 from harness.records.humaneval import CodeAttempt, CodeSignals
 from harness.llm import ChatMessage, LLMRequest, chat_request
-from harness.prompts import GATED_MAX_TOKENS, gated_messages, read_prompt, signals_block
+from harness.llm.prompts import GATED_MAX_TOKENS, gated_messages, read_prompt, signals_block
 from harness.records.details import ExtractedCodeSignals, ReflectionDetails
 from harness.records.gate import Turn
 

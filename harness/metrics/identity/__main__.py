@@ -14,9 +14,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from harness.domains.registry import line_identity
-from harness.errors import HarnessError
+from harness.errors import HarnessError, fail
 
-EXIT_BAD_INPUT = 2
 
 
 class IdentityInputError(HarnessError):
@@ -49,8 +48,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(__doc__)
         return
     if len(arguments) != 1:
-        print(f"error: give one JSON-lines file (or -), got {len(arguments)} arguments.\n\n{__doc__}", file=sys.stderr)
-        sys.exit(EXIT_BAD_INPUT)
+        fail(f"give one JSON-lines file (or -), got {len(arguments)} arguments.\n\n{__doc__}")
     name = arguments[0]
     try:
         if name == "-":
@@ -62,11 +60,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             with path.open(encoding="utf-8") as handle:
                 labelled = label_lines(handle, name)
     except UnicodeDecodeError as error:
-        print(f"error: {name} is not UTF-8 text (byte {error.start}); give a JSON-lines file.", file=sys.stderr)
-        sys.exit(EXIT_BAD_INPUT)
+        fail(f"{name} is not UTF-8 text (byte {error.start}); give a JSON-lines file.")
     except IdentityInputError as error:
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(EXIT_BAD_INPUT)
+        fail(error)
     for item in labelled:
         print(json.dumps(item))  # ASCII: no model text reaches a terminal as a control sequence
 

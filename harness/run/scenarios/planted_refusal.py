@@ -19,7 +19,7 @@ from harness.reflection.gated_memory import approve_by_policy
 from harness.gate.proposals import parse_proposals
 from harness.llm import CachedLLM, CacheStore, CallContext, ChatMessage, ModelConfig, chat_request, create_backend
 from harness.llm.metering import MeteredLLM
-from harness.prompts import GATED_MAX_TOKENS, gated_messages, read_prompt, render_turns
+from harness.llm.prompts import GATED_MAX_TOKENS, gated_messages, read_prompt, render_turns
 from harness.run.config import PlantedRefusalConfig
 from harness.run.lock import RunLock
 

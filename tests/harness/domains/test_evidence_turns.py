@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness.domains.alfworld.reflection import alfworld_turns, opening_observation
 from harness.domains.humaneval.reflection import humaneval_turns
-from harness.prompts import render_turns
+from harness.llm.prompts import render_turns
 
 SCENARIO = (
     "You are in the middle of a room. Looking quickly around you, you see a cabinet 1, and a toilet 1.\n"

@@ -12,13 +12,8 @@ from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
 from harness.records import Manifest, TrialLog, write_manifest
-from harness.report.sweep import (
-    NO_JOB_OF_THIS_SWEEP,
-    SweepJob,
-    UnknownSweeperError,
-    planned_jobs,
-    write_sweep_report,
-)
+from harness.cli.sweep_plan import UnknownSweeperError, planned_jobs
+from harness.report.sweep import NO_JOB_OF_THIS_SWEEP, SweepJob, write_sweep_report
 from tests.harness.factories import make_record
 from tests.runner import ROOT
 

@@ -12,9 +12,9 @@ from hydra import compose, initialize_config_dir
 from pydantic import BaseModel, ValidationError
 
 from harness.errors import ConfigError
-from harness.run.cli import normalize_override
+from harness.cli.overrides import normalize_override
 from harness.run.config import CONFIG_DIR, ConditionConfig, validate_config
-from harness.run.config_keys import TOP_LEVEL, models_of, check_setting
+from harness.cli.config_keys import TOP_LEVEL, models_of, check_setting
 from harness.reflection import available_sources, get_source
 from tests.runner import ROOT
 

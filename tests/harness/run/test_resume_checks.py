@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 from hydra import compose, initialize_config_dir
+from omegaconf import DictConfig
 
+from harness.cli.compose import prepare_run
 from harness.errors import RecordCorruptError, RecordsWithoutManifestError, ResumeMismatchError, RunDirBusyError
 from harness.records import TRIALS_FILE, Manifest, TrialLog, write_manifest
 from harness.run import resume
@@ -20,9 +22,13 @@ from tests.harness.factories import make_record
 from tests.runner import REPLAY_CACHE
 
 
-def composed(*overrides: str) -> RunConfig:
+def compose_config(*overrides: str) -> DictConfig:
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        return validate_config(compose(config_name="config", overrides=list(overrides)))
+        return compose(config_name="config", overrides=list(overrides))
+
+
+def composed(*overrides: str) -> RunConfig:
+    return validate_config(compose_config(*overrides))
 
 
 def resolved(*overrides: str) -> dict[str, Any]:
@@ -45,8 +51,10 @@ def test_the_manifest_is_read_with_the_run_directory_locked(run_dir: Path, monke
 
     monkeypatch.setattr(resume, "read_manifest", competing_process_tries)
     run_dir.mkdir()
-    experiment = Experiment(composed("llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}"), run_dir)
-    experiment.lock.release()
+    prepared = prepare_run(compose_config("llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}"))
+    assert prepared.domain is not None
+    experiment = Experiment(prepared.config, prepared.domain, run_dir)
+    experiment.close()
     assert seen == ["refused"]
 
 

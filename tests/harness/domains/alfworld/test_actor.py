@@ -1,7 +1,7 @@
 """Reflexion's prompt assembly and observation handling, checked against the published protocol."""
 
 from harness.domains.alfworld.actor import actor_prompt, clean_observation, episode_log, initial_observation, task_text_of
-from harness.prompts import alfworld_react_examples, read_prompt
+from harness.llm.prompts import alfworld_react_examples, read_prompt
 from harness.domains.alfworld.reflection import reflection_query
 from harness.records.step import Step
 

@@ -17,7 +17,7 @@ from harness.domains.hotpotqa.agent import (
 from harness.domains.hotpotqa.questions import questions_by_id
 from harness.llm import CachedLLM, CacheStore, CallContext, LLMRequest, LLMResponse, Usage
 from harness.llm.metering import MeteredLLM
-from harness.prompts import read_prompt
+from harness.llm.prompts import read_prompt
 from tests.runner import ROOT
 
 VIVA = "5a7613c15542994ccc9186bf"

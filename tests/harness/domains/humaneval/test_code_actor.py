@@ -20,7 +20,7 @@ from harness.domains.humaneval.actor import (
 )
 from harness.llm import CachedLLM, CacheStore, CallContext, ChatMessage, LLMRequest, LLMResponse, Usage
 from harness.llm.metering import MeteredLLM
-from harness.prompts import PROMPTS_DIR
+from harness.llm.prompts import PROMPTS_DIR
 
 PROBLEMS = {problem.task_id: problem for problem in load_problems()}
 HAS_CLOSE = PROBLEMS["HumanEval/0"]

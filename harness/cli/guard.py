@@ -5,7 +5,9 @@ already have written a directory. The guard runs on `on_run_start`, before that:
 everything about the input that can be checked without writing, and notes in `hydra.runtime` which directory
 Hydra is about to create, so a run refused later removes exactly that. On `on_multirun_start` it checks the
 sweep directory and every job's input before the first job starts, and that a job's directory holds no run it
-could not resume. Registered under `hydra.callbacks` (configs/config.yaml).
+could not resume. What it prepared (harness/cli/compose.py) each job and the sweep report take, so nothing is
+validated, built or probed twice.
+Registered under `hydra.callbacks` (configs/config.yaml).
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, open_dict, read_write
 
-from harness.errors import ConfigError, HarnessError
-from harness.report.sweep import UnknownSweeperError, planned_job_configs, task_config
-from harness.run.cli import fail
-from harness.run.preflight import check_input
+from harness.cli.compose import hand_over, hand_over_sweep, prepare_run
+from harness.cli.sweep_plan import UnknownSweeperError, planned_job_configs, task_config
+from harness.errors import ConfigError, HarnessError, fail
+from harness.report.sweep import SweepJob
 from harness.run.resume import check_resumption
 from harness.run.run_dir import check_output_dir, check_run_dir_contents, first_missing
 
@@ -44,7 +46,8 @@ class InputGuard(Callback):
         try:
             run_dir = check_output_dir(str(config.hydra.run.dir), "hydra.run.dir")
             check_run_dir_contents(run_dir, f"hydra.run.dir={config.hydra.run.dir}")
-            check_input(task_config(config))
+            task = task_config(config)
+            hand_over(task, prepare_run(task))
         except HarnessError as error:
             fail(error)
         created = first_missing(run_dir)
@@ -57,9 +60,11 @@ class InputGuard(Callback):
             check_run_dir_contents(sweep_dir, f"hydra.sweep.dir={config.hydra.sweep.dir}", SWEEP_MARKER, ())
             try:
                 jobs = planned_job_configs(config)
-            except UnknownSweeperError:
+            except UnknownSweeperError as error:
+                hand_over_sweep(str(error))
                 return  # another sweeper plans the jobs; each job checks its own input when it starts
             seen: dict[Path, int] = {}
+            planned: list[SweepJob] = []
             for job, job_config in jobs:
                 if job.directory in seen:
                     raise ConfigError(
@@ -69,9 +74,14 @@ class InputGuard(Callback):
                 seen[job.directory] = job.num
                 try:
                     check_run_dir_contents(job.directory, f"its directory {job.directory}")
-                    job_run = check_input(task_config(job_config))
-                    check_resumption(job.directory, job_run.model_dump(mode="json"))
+                    task = task_config(job_config)
+                    prepared = prepare_run(task)
+                    hand_over(task, prepared)
+                    recorded = prepared.config.model_dump(mode="json")
+                    check_resumption(job.directory, recorded)
                 except HarnessError as error:
                     raise ConfigError(f"sweep job {job.num} ({' '.join(job.overrides)}): {error}") from None
+                planned.append(job.model_copy(update={"config": recorded}))
+            hand_over_sweep(planned)
         except HarnessError as error:
             fail(error)

@@ -11,7 +11,7 @@ from pathlib import Path
 from harness.llm import ChatMessage
 from harness.records.gate import Turn
 
-PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
+PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 
 
 @lru_cache(maxsize=None)

@@ -1,24 +1,16 @@
-"""Command-line plumbing: checks before Hydra starts, logging, and one-sentence failures."""
+"""The command line's overrides checked before Hydra composes: a typo costs one sentence and exit code 2."""
 
 from __future__ import annotations
-
-import logging
-import sys
-from pathlib import Path
-from typing import NoReturn
 
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override, OverrideType
 from hydra.errors import OverrideParseException
 
-from harness.errors import ConfigError, HarnessError
+from harness.cli.config_keys import check_setting
+from harness.errors import ConfigError, HarnessError, fail
 from harness.run.config import CONFIG_GROUPS, available_options, check_group_choice
-from harness.run.config_keys import check_setting
 
-EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's code for a process stopped by Ctrl-C
 ROLE_MODEL_KEYS = ("actor_model", "reflector_model")
-LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
 # Hydra's options that take a value: the word after one is that value, not an override.
 VALUE_OPTIONS = (
     *("--cfg", "-c", "--info", "-i", "--package", "-p", "--config-path", "-cp", "--config-name", "-cn"),
@@ -88,25 +80,3 @@ def preflight(arguments: list[str]) -> list[str]:
         except HarnessError as error:
             fail(error)
     return checked
-
-
-def fail(error: HarnessError) -> NoReturn:
-    """Print one sentence and exit with EXIT_BAD_INPUT."""
-    print(f"error: {error}", file=sys.stderr)
-    sys.exit(EXIT_BAD_INPUT)
-
-
-class RunLogHandler(logging.FileHandler):
-    """run.log: when a write fails (a full disk), it stops writing instead of printing a traceback per line; the
-    terminal still gets every line."""
-
-    def handleError(self, record: logging.LogRecord) -> None:
-        logging.getLogger().removeHandler(self)
-        self.close()
-
-
-def setup_logging(run_dir: Path) -> None:
-    """Also log to `<run_dir>/run.log`; the terminal handler comes from configs/hydra/job_logging/console.yaml."""
-    handler = RunLogHandler(run_dir / "run.log")
-    handler.setFormatter(logging.Formatter(LOG_FORMAT))
-    logging.getLogger().addHandler(handler)

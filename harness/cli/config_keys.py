@@ -56,9 +56,7 @@ SECTION_MODELS: Level = {
     "metrics": [MetricsSettings],
     "resume": [ResumeSettings],
     "sampling": [SamplingSettings],
-    "metrics": [MetricsSettings],
     "scenario": [PlantedRefusalConfig],
-    "sampling": [SamplingSettings],
 }
 TOP_LEVEL: Level = {key: SECTION_MODELS.get(key, []) for key in TOP_LEVEL_KEYS}
 """Every top-level key validate_config reads; a value has no models below it, `strategy` any condition's name."""

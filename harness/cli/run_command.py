@@ -1,0 +1,92 @@
+"""`python run.py [overrides]` (or `reflexion-run`): one experiment; `-m` sweeps over overrides."""
+
+from __future__ import annotations
+
+import sys
+
+from harness.run.interrupt import StartupStop, StopAtOnce  # light: before the handlers, the rest after
+
+STOPPED_AT_ONCE = "interrupted: stopped at once; every trial recorded so far is kept, run the same command to resume."
+
+# A stop signal while the harness loads or plans: nothing is under way, so leave with one line, not a traceback.
+# The run installs its own handling for its trials (harness/run/interrupt.py).
+STARTUP_STOP = StartupStop(STOPPED_AT_ONCE)
+STARTUP_STOP.install()
+
+import logging  # noqa: E402 (after the handlers: loading takes seconds)
+from pathlib import Path  # noqa: E402
+
+import hydra  # noqa: E402
+from hydra.core.hydra_config import HydraConfig  # noqa: E402
+from hydra.types import RunMode  # noqa: E402
+from omegaconf import DictConfig  # noqa: E402
+
+from harness.cli.compose import take  # noqa: E402
+from harness.cli.guard import created_dir  # noqa: E402
+from harness.cli.overrides import preflight  # noqa: E402
+from harness.cli.run_log import setup_logging  # noqa: E402
+from harness.errors import EXIT_INTERRUPTED, HarnessError, RunInterrupted, fail  # noqa: E402
+from harness.run.config import CONFIG_DIR  # noqa: E402
+from harness.run.experiment import Experiment  # noqa: E402
+from harness.run.run_dir import remove_created  # noqa: E402
+from harness.run.scenarios.planted_refusal import describe, run_planted_refusal  # noqa: E402
+
+
+@hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="config")
+def run_task(cfg: DictConfig) -> None:
+    """Hydra's task: one run in the directory Hydra made for it."""
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    # A sweep's job directory belongs to the sweep; a single run's, only as far as Hydra just created it.
+    created = run_dir if HydraConfig.get().mode == RunMode.MULTIRUN else created_dir()
+    try:
+        _start_and_run(cfg, run_dir)
+    except BaseException:  # a run that ends before writing anything leaves no directory behind
+        remove_created(run_dir, created)
+        raise
+
+
+def _start(cfg: DictConfig, run_dir: Path) -> Experiment | None:
+    """The run's experiment, or None when it plays a scenario (played here)."""
+    try:
+        prepared = take(cfg)
+        if prepared.domain is None:
+            scenario = prepared.config.scenario
+            assert scenario is not None  # only a scenario's run has no domain (compose.prepare_run)
+            outcome = run_planted_refusal(scenario, prepared.config.reflector, prepared.config.experiment.seed, run_dir)
+            print(describe(outcome))
+            return None
+        return Experiment(prepared.config, prepared.domain, run_dir)  # closes the domain if it fails
+    except HarnessError as error:
+        fail(error)
+
+
+def _start_and_run(cfg: DictConfig, run_dir: Path) -> None:
+    experiment = _start(cfg, run_dir)
+    if experiment is None:
+        return
+    if STARTUP_STOP.received is not None:  # its SystemExit was caught on the way up, by library code
+        experiment.close()
+        sys.exit(128 + STARTUP_STOP.received)
+    setup_logging(run_dir)
+    log = logging.getLogger("harness.run")
+    log.info("run directory: %s", run_dir)
+    try:
+        summary = experiment.run()
+    except RunInterrupted as stopped:
+        print(f"interrupted: {stopped}", file=sys.stderr)
+        sys.exit(stopped.exit_code)
+    except HarnessError as error:
+        fail(error)
+    for condition in summary.conditions:
+        log.info("%s: solved %d/%d", condition.condition, condition.solved, condition.tasks)
+    log.info("summary in %s, metrics in %s", run_dir / "summary.md", run_dir / "metrics.json")
+
+
+def main() -> None:
+    """The command: overrides checked before Hydra composes, then the task."""
+    try:
+        sys.argv[1:] = preflight(sys.argv[1:])
+        run_task()
+    except KeyboardInterrupt as stopped:  # a second signal during the run's grace: recorded trials are durable
+        print(STOPPED_AT_ONCE, file=sys.stderr)
+        sys.exit(stopped.exit_code if isinstance(stopped, StopAtOnce) else EXIT_INTERRUPTED)
