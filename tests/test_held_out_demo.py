@@ -1,6 +1,6 @@
-"""The held-out comparison of the README's two commands, replayed from the committed answers of one real run of the
-embedded SmolLM2-135M (tests/fixtures/held_out/): the control sends requests of its own, none the selection run's,
-and the report's effects table pairs each condition with it over the selected questions."""
+"""The held-out comparison of the two commands in docs/held-out-and-repeats.md, replayed from the committed answers of
+one real run of the embedded SmolLM2-135M (tests/fixtures/held_out/): the control sends requests of its own, none the
+selection run's, and the report's effects table pairs each condition with it over the selected questions."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Every setting the README names works as it says, without `+`; a misspelled one is named with the closest key;
-a number setting refuses a boolean."""
+"""Every setting the README and docs/ name works as they say, without `+`; a misspelled one is named with the closest
+key; a number setting refuses a boolean."""
 
 from __future__ import annotations
 
@@ -16,24 +16,24 @@ from harness.cli.overrides import normalize_override
 from harness.run.config import CONFIG_DIR, ConditionConfig, validate_config
 from harness.cli.config_keys import TOP_LEVEL, models_of, check_setting
 from harness.reflection import available_sources, get_source
-from tests.runner import ROOT
+from tests.doc_pages import text
 
-README = (ROOT / "README.md").read_text()
+DOCS = text()
 SECTIONS = tuple(TOP_LEVEL)
 
 
-def readme_keys() -> list[str]:
-    """Dotted settings the README names in backticks (`model.timeout_s`), not files or modules."""
-    named = re.findall(r"`([a-z_]+(?:\.[a-z_0-9<>]+)+)(?:=[^`]*)?`", README)
+def doc_keys() -> list[str]:
+    """Dotted settings the README and docs/ name in backticks (`model.timeout_s`), not files or modules."""
+    named = re.findall(r"`([a-z_]+(?:\.[a-z_0-9<>]+)+)(?:=[^`]*)?`", DOCS)
     files = (".json", ".jsonl", ".md", ".html", ".png", ".yaml", ".py")
     return sorted(
         {key for key in named if key.split(".")[0] in SECTIONS and "<" not in key and not key.endswith(files)}
     )
 
 
-def readme_commands() -> list[list[str]]:
-    """The overrides of every single-run `python run.py ...` command in the README's code blocks."""
-    blocks = re.findall(r"```bash\n(.*?)```", README, re.S)
+def doc_commands() -> list[list[str]]:
+    """The overrides of every single-run `python run.py ...` command in the code blocks of the README and docs/."""
+    blocks = re.findall(r"```bash\n(.*?)```", DOCS, re.S)
     lines = " ".join(blocks).replace("\\\n", " ").splitlines()
     commands = []
     for line in lines:
@@ -45,18 +45,18 @@ def readme_commands() -> list[list[str]]:
     return commands
 
 
-def test_the_readme_names_settings_and_commands() -> None:
-    assert {"model.timeout_s", "model.max_retries", "model.retry_max_wait_s", "env.set"} <= set(readme_keys())
-    assert len(readme_commands()) >= 20
+def test_the_docs_name_settings_and_commands() -> None:
+    assert {"model.timeout_s", "model.max_retries", "model.retry_max_wait_s", "env.set"} <= set(doc_keys())
+    assert len(doc_commands()) >= 20
 
 
-@pytest.mark.parametrize("key", readme_keys())
-def test_every_setting_the_readme_names_is_a_setting(key: str) -> None:
+@pytest.mark.parametrize("key", doc_keys())
+def test_every_setting_the_docs_name_is_a_setting(key: str) -> None:
     check_setting(key)
 
 
-@pytest.mark.parametrize("command", readme_commands(), ids=lambda c: " ".join(c)[:80] or "defaults")
-def test_every_readme_command_composes_and_validates_without_plus(command: list[str]) -> None:
+@pytest.mark.parametrize("command", doc_commands(), ids=lambda c: " ".join(c)[:80] or "defaults")
+def test_every_documented_command_composes_and_validates_without_plus(command: list[str]) -> None:
     overrides = [normalize_override(argument) for argument in command]
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         config = validate_config(compose(config_name="config", overrides=overrides))
