@@ -185,7 +185,7 @@ class Experiment:
         write_manifest(self.run_dir, manifest.model_copy(update=ended))
         # The report shows the manifest's status, so it comes after; `python -m harness.report` redoes it.
         write_report([self.run_dir], self.run_dir)
-        track_run(self.config, self.resolved, self.run_dir, metrics)  # after every file it copies; off by default
+        track_run(self.config.tracking, self.resolved, self.run_dir, metrics)  # after every file it copies; off by default
         return summary
 
 

@@ -6,28 +6,32 @@ failure costs the copy, never the run: it is a warning, and the run still exits 
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import os
 import re
+import sys
 import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from harness.errors import ConfigError, HarnessError
 from harness.metrics.effects import EFFECTS_FILE
 from harness.metrics.run import METRICS_FILE, ConditionReport, RunMetrics
-from harness.records import MANIFEST_FILE, TRIALS_FILE
-from harness.run.config import RunConfig
-from harness.run.provenance import git_commit
-from harness.run.tracking_settings import TrackingSettings, is_file_store, store_path
+from harness.records import MANIFEST_FILE, TRIALS_FILE, read_manifest
+from harness.run.preflight import check_tracking
+from harness.run.tracking_settings import DEFAULT_TRACKING_URI, TrackingSettings, is_file_store, store_path
 
 log = logging.getLogger(__name__)
 
 PARAM_VALUE_LIMIT = 500
-"""MLflow's limit on a param value before 2.x, which older tracking servers still enforce (3.x stores 6000): a value
-cut here loads anywhere. The whole config is manifest.json, logged as an artifact."""
+"""MLflow's long-standing limit on a param value, which older stores and servers still enforce (3.x takes 6000): a
+value cut here loads anywhere. The whole config is in manifest.json, logged as an artifact."""
 CUT = "..."
 PARAMS_PER_BATCH = 100
 METRICS_PER_BATCH = 1000
@@ -37,6 +41,9 @@ NOT_A_KEY_CHARACTER = re.compile(r"[^\w.\- /]")
 """MLflow's keys take letters, digits, `_ - . /` and spaces."""
 ARTIFACT_DIR = "mlartifacts"
 """Beside a sqlite store: its experiments' artifacts (the directory `mlflow server` uses by default)."""
+RELOG_COMMAND = "python -m harness.run.tracking"
+EXIT_BAD_INPUT = 2
+EXIT_FAILED = 1
 RUN_DIR_TAG = "harness.run_dir"
 GIT_COMMIT_TAG = "mlflow.source.git.commit"
 
@@ -101,12 +108,14 @@ def solved_by_trial(report: ConditionReport, trials: int) -> list[int]:
     return [sum(first <= trial for first in won) for trial in range(trials)]
 
 
-def experiment_name(config: RunConfig) -> str:
-    return config.tracking.experiment_name or f"{config.env.name}/{config.experiment.name}"
+def experiment_name(settings: TrackingSettings, config: Mapping[str, Any]) -> str:
+    """tracking.experiment_name, else `<env.name>/<experiment.name>` of the resolved config."""
+    env, experiment = config.get("env") or {}, config.get("experiment") or {}
+    return settings.experiment_name or f"{env.get('name', 'unknown')}/{experiment.get('name', 'default')}"
 
 
-def run_name(config: RunConfig, run_dir: Path) -> str:
-    return config.tracking.run_name or Path(run_dir).resolve().name
+def run_name(settings: TrackingSettings, run_dir: Path) -> str:
+    return settings.run_name or Path(run_dir).resolve().name
 
 
 def artifact_paths(run_dir: Path) -> list[Path]:
@@ -114,35 +123,51 @@ def artifact_paths(run_dir: Path) -> list[Path]:
     return [path for path in named if path.is_file()] + sorted(Path(run_dir).glob("*.png"))
 
 
-def track_run(config: RunConfig, resolved: Mapping[str, Any], run_dir: Path, metrics: RunMetrics) -> str | None:
-    """Log a finished run as `config.tracking` asks; the MLflow run id, or None when tracking is off or failed (a
-    warning: the run directory already holds everything)."""
-    settings, reports = config.tracking, metrics.conditions
+def log_run(settings: TrackingSettings, config: Mapping[str, Any], run_dir: Path, metrics: RunMetrics) -> str:
+    """Log a run directory to the MLflow store `settings` names, as one new MLflow run; its id. `config` is the
+    resolved config the manifest records."""
+    manifest = read_manifest(run_dir)
+    reports = metrics.conditions
+    return _log_to_mlflow(
+        settings,
+        experiment_name(settings, config),
+        run_name(settings, run_dir),
+        flat_params(config),
+        {key: value for report in reports for key, value in condition_metrics(report).items()},
+        {f"{_key(r.condition)}/solved_by_trial": solved_by_trial(r, metrics.trial_budget) for r in reports},
+        artifact_paths(run_dir),
+        {
+            RUN_DIR_TAG: str(Path(run_dir).resolve()),
+            GIT_COMMIT_TAG: (manifest.git_commit if manifest else None) or "unknown",
+        },
+    )
+
+
+def track_run(settings: TrackingSettings, config: Mapping[str, Any], run_dir: Path, metrics: RunMetrics) -> str | None:
+    """At the end of a finished run: log it as `settings` ask; the MLflow run id, or None when tracking is off or
+    failed (a warning: the run directory already holds everything)."""
     if settings.backend == "none":
         return None
     try:
-        run_id = _log_to_mlflow(
-            settings,
-            experiment_name(config),
-            run_name(config, run_dir),
-            flat_params(resolved),
-            {key: value for report in reports for key, value in condition_metrics(report).items()},
-            {f"{_key(r.condition)}/solved_by_trial": solved_by_trial(r, metrics.trial_budget) for r in reports},
-            artifact_paths(run_dir),
-            {RUN_DIR_TAG: str(Path(run_dir).resolve()), GIT_COMMIT_TAG: git_commit() or "unknown"},
-        )
+        run_id = log_run(settings, config, run_dir, metrics)
     except Exception as error:  # whatever fails, the copy fails alone: the run directory is as it was
-        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         log.warning(
             "tracking: the run is complete in %s, but logging it to MLflow at %s failed (%s); nothing of the run "
-            "was lost",
+            "was lost, and `%s %s` logs it again",
             run_dir,
             settings.tracking_uri,
-            reason,
+            _reason(error),
+            RELOG_COMMAND,
+            run_dir,
         )
         return None
     log.info("tracking: logged to MLflow at %s as run %s", settings.tracking_uri, run_id)
     return run_id
+
+
+def _reason(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 def _experiment_id(client: Any, name: str, artifact_location: str | None) -> str:
@@ -209,3 +234,71 @@ def _log_to_mlflow(
             raise
         client.set_terminated(run_id, "FINISHED")
     return run_id
+
+
+def _finished_run(run_dir: Path) -> tuple[dict[str, Any], RunMetrics]:
+    """The resolved config and metrics of a finished run directory, or ConfigError naming what is missing."""
+    try:
+        manifest = read_manifest(run_dir)
+    except (OSError, ValueError) as error:  # pydantic's ValidationError is a ValueError
+        raise ConfigError(f"{Path(run_dir) / MANIFEST_FILE} is not a readable manifest ({_reason(error)}).") from None
+    if manifest is None:
+        raise ConfigError(f"{run_dir} holds no {MANIFEST_FILE}, so it is no run directory; give the one run.py wrote.")
+    if manifest.status != "finished":
+        raise ConfigError(
+            f"{run_dir} is {manifest.status}, not finished: its {METRICS_FILE} may not cover its trials; finish it "
+            "(run the same command again) and log it then."
+        )
+    try:
+        metrics = RunMetrics.model_validate_json((Path(run_dir) / METRICS_FILE).read_text())
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"{Path(run_dir) / METRICS_FILE} cannot be read ({_reason(error)}).") from None
+    return manifest.config, metrics
+
+
+OPTIONS = {"tracking_uri": "--tracking-uri", "experiment_name": "--experiment-name", "run_name": "--run-name"}
+"""The settings a later logging may change, by their option."""
+
+
+def _settings(config: Mapping[str, Any], given: Mapping[str, str | None]) -> TrackingSettings:
+    """The run's tracking settings, turned on, with the options given; ConfigError naming a bad option."""
+    chosen = {key: value for key, value in given.items() if value is not None}
+    try:
+        return TrackingSettings.model_validate({**(config.get("tracking") or {}), "backend": "mlflow", **chosen})
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else ""
+        reason = first["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"{OPTIONS.get(field, field)} {first.get('input')!r} is invalid: {reason}.") from None
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """`python -m harness.run.tracking RUN_DIR [--tracking-uri URI] [--experiment-name NAME] [--run-name NAME]`: log
+    a finished run directory to MLflow (after a copy that failed, or a run played with tracking off), by its
+    manifest's tracking settings unless an option says otherwise; a new MLflow run each time."""
+    parser = argparse.ArgumentParser(prog=RELOG_COMMAND, description=main.__doc__)
+    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a finished run's directory")
+    parser.add_argument(
+        "--tracking-uri", help=f"sqlite:///<file> or file:<directory>; default: the run's, else {DEFAULT_TRACKING_URI}"
+    )
+    parser.add_argument("--experiment-name", help="default: the run's, else <env.name>/<experiment.name>")
+    parser.add_argument("--run-name", help="default: the run's, else the run directory's name")
+    args = parser.parse_args(argv)
+    try:
+        config, metrics = _finished_run(args.run_dir)
+        settings = _settings(config, {field: getattr(args, field) for field in OPTIONS})
+        check_tracking(settings)
+    except HarnessError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
+    try:
+        run_id = log_run(settings, config, args.run_dir, metrics)
+    except Exception as error:  # the store's failure, in one line; the run directory is untouched
+        failed = f"logging {args.run_dir} to MLflow at {settings.tracking_uri} failed ({_reason(error)})"
+        print(f"error: {failed}.", file=sys.stderr)
+        sys.exit(EXIT_FAILED)
+    print(f"logged {args.run_dir} to {settings.tracking_uri} as run {run_id} of {experiment_name(settings, config)}")
+
+
+if __name__ == "__main__":
+    main()

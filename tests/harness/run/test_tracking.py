@@ -16,8 +16,8 @@ import pytest
 
 from harness.metrics.run import RunMetrics
 from harness.records import read_manifest
-from harness.run.config import RunConfig
-from harness.run.tracking import PARAM_VALUE_LIMIT, flat_params, solved_by_trial, track_run
+from harness.run.tracking import PARAM_VALUE_LIMIT, flat_params, main, solved_by_trial, track_run
+from harness.run.tracking_settings import TrackingSettings
 from tests.runner import ROOT, run_cli
 
 # The test's own reads of a sqlite store meet SQLAlchemy's deprecation notices from inside mlflow.
@@ -177,15 +177,59 @@ def test_a_store_that_fails_at_the_end_is_a_warning(
     manifest = read_manifest(run_dir)
     in_a_file = tmp_path / "a-file"
     in_a_file.write_text("")
-    tracking = {"backend": "mlflow", "tracking_uri": f"sqlite:///{in_a_file / 'mlflow.db'}"}
-    config = RunConfig.model_validate({**manifest.config, "tracking": tracking})
+    settings = TrackingSettings(backend="mlflow", tracking_uri=f"sqlite:///{in_a_file / 'mlflow.db'}")
     metrics = RunMetrics.model_validate_json((run_dir / "metrics.json").read_text())
     before = sorted(p.name for p in run_dir.iterdir())
     with caplog.at_level(logging.WARNING, logger="harness.run.tracking"):
-        assert track_run(config, manifest.config, run_dir, metrics) is None
-    [warning] = [r for r in caplog.records if r.levelno == logging.WARNING]
-    assert "the run is complete in" in warning.getMessage() and str(in_a_file) in warning.getMessage()
+        assert track_run(settings, manifest.config, run_dir, metrics) is None
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert "the run is complete in" in warning and str(in_a_file) in warning
+    assert f"python -m harness.run.tracking {run_dir}" in warning
     assert sorted(p.name for p in run_dir.iterdir()) == before
+
+
+@needs_mlflow
+def test_a_finished_run_logs_again_from_its_directory(
+    file_store: tuple[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    uri, run_dir = file_store
+    again = f"sqlite:///{tmp_path / 'again.db'}"
+    main([str(run_dir), "--tracking-uri", again, "--run-name", "later"])
+    assert capsys.readouterr().out.startswith(f"logged {run_dir} to {again} as run ")
+    first, second = only_run(uri, "hotpotqa/hotpotqa_demo"), only_run(again, "hotpotqa/hotpotqa_demo")
+    assert second.info.run_name == "later"
+    assert (second.data.params, second.data.metrics) == (first.data.params, first.data.metrics)
+    assert second.data.tags["mlflow.source.git.commit"] == read_manifest(run_dir).git_commit
+
+
+@pytest.mark.parametrize(
+    ("files", "needle"),
+    [({}, "holds no manifest.json"), ({"manifest.json": "{"}, "is not a readable manifest")],
+)
+def test_logging_again_refuses_what_is_no_finished_run(
+    files: dict[str, str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    with pytest.raises(SystemExit) as stopped:
+        main([str(tmp_path)])
+    assert stopped.value.code == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("error: ") and needle in line
+
+
+@needs_mlflow
+def test_logging_again_refuses_a_run_that_did_not_finish(
+    file_store: tuple[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, run_dir = file_store
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    (tmp_path / "manifest.json").write_text(json.dumps({**manifest, "status": "interrupted"}))
+    (tmp_path / "metrics.json").write_bytes((run_dir / "metrics.json").read_bytes())
+    with pytest.raises(SystemExit) as stopped:
+        main([str(tmp_path)])
+    assert stopped.value.code == 2
+    assert f"{tmp_path} is interrupted, not finished" in capsys.readouterr().err
 
 
 @needs_mlflow
