@@ -66,8 +66,9 @@ def _named(items: list[Any]) -> dict[str, Any] | None:
 
 
 def _leaves(tree: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+    """(dotted key, value) for every leaf; an empty mapping (a condition's `options: {}`) is a leaf, kept as `{}`."""
     named = _named(tree) if isinstance(tree, list) else None
-    if isinstance(tree, dict) or named is not None:
+    if (isinstance(tree, dict) and tree) or named is not None:
         for key, value in (named or tree).items():
             yield from _leaves(value, f"{prefix}.{key}" if prefix else str(key))
     else:

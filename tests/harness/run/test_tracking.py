@@ -232,10 +232,10 @@ def test_logging_again_refuses_a_run_that_did_not_finish(
     assert f"{tmp_path} is interrupted, not finished" in capsys.readouterr().err
 
 
-@needs_mlflow
 def test_a_long_value_is_cut_to_mlflow_s_limit() -> None:
-    config = {"env": {"games": [f"game-{n:04d}" for n in range(100)]}, "conditions": [{"name": "a", "source": "b"}]}
-    params = flat_params(config)
-    assert len(json.dumps(config["env"]["games"])) > PARAM_VALUE_LIMIT
+    games = [f"game-{n:04d}" for n in range(100)]
+    params = flat_params({"env": {"games": games}, "conditions": [{"name": "a", "source": "b", "options": {}}]})
+    assert len(json.dumps(games)) > PARAM_VALUE_LIMIT
     assert len(params["env.games"]) == PARAM_VALUE_LIMIT and params["env.games"].endswith("...")
-    assert params["conditions.a.source"] == "b" and params["strategy"] == "a"
+    assert json.dumps(games).startswith(params["env.games"].removesuffix("..."))
+    assert (params["conditions.a.source"], params["conditions.a.options"], params["strategy"]) == ("b", "{}", "a")
