@@ -18,7 +18,7 @@ from harness.domains.base import Domain
 from harness.domains.registry import build_domain
 from harness.report.sweep import SweepJob
 from harness.run.config import RunConfig, validate_config
-from harness.run.preflight import check_models
+from harness.run.preflight import check_models, check_tracking
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ def prepare_run(cfg: DictConfig | dict[str, Any]) -> PreparedRun:
     domain = build_domain(config.env)
     try:
         check_models(config)
+        check_tracking(config.tracking)
     except BaseException:
         domain.close()
         raise

@@ -28,6 +28,7 @@ from harness.run.config import (
     SamplingSettings,
     TOP_LEVEL_KEYS,
 )
+from harness.run.tracking_settings import TrackingSettings
 
 STRATEGY = "strategy"
 OPTIONS = "options"
@@ -57,6 +58,7 @@ SECTION_MODELS: Level = {
     "resume": [ResumeSettings],
     "sampling": [SamplingSettings],
     "scenario": [PlantedRefusalConfig],
+    "tracking": [TrackingSettings],
 }
 TOP_LEVEL: Level = {key: SECTION_MODELS.get(key, []) for key in TOP_LEVEL_KEYS}
 """Every top-level key validate_config reads; a value has no models below it, `strategy` any condition's name."""

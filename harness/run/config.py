@@ -17,10 +17,11 @@ from harness.domains.hotpotqa.config import HotpotQAEnvConfig
 from harness.domains.humaneval.config import HumanEvalEnvConfig
 from harness.errors import ConfigError
 from harness.llm import CacheConfig, ModelConfig
+from harness.run.tracking_settings import TrackingSettings
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 _Model = TypeVar("_Model", bound=BaseModel)
-CONFIG_GROUPS = ("env", "model", "strategy", "experiment")
+CONFIG_GROUPS = ("env", "model", "strategy", "experiment", "tracking")
 
 
 class _Strict(BaseModel):
@@ -159,6 +160,7 @@ class RunConfig(_Strict):
         PROGRESS_INTERVAL_S, gt=0, description="Off a terminal (a pipe, run.log): seconds between progress lines."
     )
     resume: ResumeSettings = Field(default_factory=ResumeSettings)
+    tracking: TrackingSettings = Field(default_factory=TrackingSettings)
     scenario: PlantedRefusalConfig | None = Field(None, description="Set: run this scenario instead of the trials.")
 
     @field_validator("conditions")
@@ -213,6 +215,7 @@ TOP_LEVEL_KEYS = (
     "progress",
     "progress_interval_s",
     "resume",
+    "tracking",
     "scenario",
 )
 
@@ -367,6 +370,7 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
             "progress": raw.get("progress", True),
             "progress_interval_s": raw.get("progress_interval_s", PROGRESS_INTERVAL_S),
             "resume": raw.get("resume") or {},
+            "tracking": raw.get("tracking") or {},
             "scenario": raw.get("scenario"),
         }
         config = RunConfig.model_validate(candidate)

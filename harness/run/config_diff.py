@@ -7,7 +7,8 @@ from typing import Any, Final
 from harness.run.config import SamplingSettings
 
 # Settings that may change between a run and its resumption without changing any finished trial. More trials or
-# repeats only add trials (fewer leave records outside the plan, kept and named, never counted).
+# repeats only add trials (fewer leave records outside the plan, kept and named, never counted). Tracking only copies
+# a finished run elsewhere.
 RESUMABLE_KEYS = (
     "experiment.trials",
     "experiment.repeats",
@@ -19,6 +20,7 @@ RESUMABLE_KEYS = (
     "progress",
     "progress_interval_s",
     "resume",
+    "tracking",
 )
 # Model settings that pace, bound, retry or price calls but never change an answer (so a run stopped by a slow
 # server resumes with a longer model.timeout_s); a run started before some of them existed lacks them.

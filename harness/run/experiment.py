@@ -28,6 +28,7 @@ from harness.run.loop import ConditionRun, LoopSettings, run_loop
 from harness.run.progress import Progress
 from harness.run.provenance import git_commit, package_versions
 from harness.run.resume import GATE_DIR, resume_config
+from harness.run.tracking import track_run
 
 log = logging.getLogger(__name__)
 
@@ -182,6 +183,7 @@ class Experiment:
         write_manifest(self.run_dir, manifest.model_copy(update=ended))
         # The report shows the manifest's status, so it comes after; `python -m harness.report` redoes it.
         write_report([self.run_dir], self.run_dir)
+        track_run(self.config.tracking, self.resolved, self.run_dir, metrics)  # after every file it copies; off by default
         return summary
 
 

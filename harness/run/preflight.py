@@ -6,6 +6,7 @@ Each of these would otherwise surface only at the first model call, after the ru
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -14,6 +15,9 @@ from harness.errors import ConfigError
 from harness.llm import ModelConfig, api_key, base_url, check_reachable
 from harness.records import MANIFEST_FILE, TRIALS_FILE
 from harness.reflection import get_source
+from harness.run.tracking_settings import TrackingSettings, is_file_store, store_path
+
+TRACKING_INSTALL = "pip install -e .[tracking]"
 
 
 def models_in_use(config: RunConfig) -> list[ModelConfig]:
@@ -75,4 +79,40 @@ def check_cache_path(value: str, mode: str) -> None:
         raise ConfigError(
             f"llm.cache.path={value} cannot be written (read-only or not writable by this user), and "
             "llm.cache.mode=auto or record writes it; choose another path, or replay with llm.cache.mode=replay."
+        )
+
+
+def check_tracking(settings: TrackingSettings) -> None:
+    """Raise ConfigError unless a run can be logged as `tracking` asks, found now rather than after its trials:
+    mlflow installed (with the database modules a sqlite store needs) and the store's path usable."""
+    if settings.backend == "none":
+        return
+    if importlib.util.find_spec("mlflow") is None:
+        raise ConfigError(
+            f"tracking=mlflow logs each finished run to MLflow, but mlflow is not installed; run {TRACKING_INSTALL}, "
+            "or leave tracking off (tracking=none)."
+        )
+    uri = settings.tracking_uri
+    missing = [name for name in ("sqlalchemy", "alembic") if importlib.util.find_spec(name) is None]
+    if not is_file_store(uri) and missing:
+        raise ConfigError(
+            f"tracking.tracking_uri={uri} is MLflow's database store, which needs {' and '.join(missing)} (the full "
+            f"mlflow package has them, mlflow-skinny not); run {TRACKING_INSTALL}, or use a file:<directory> store."
+        )
+    path = store_path(uri)
+    if is_file_store(uri) and path.exists() and not path.is_dir():
+        raise ConfigError(f"tracking.tracking_uri={uri} names a file, and a file: store is a directory; name one.")
+    if not is_file_store(uri) and path.is_dir():
+        raise ConfigError(
+            f"tracking.tracking_uri={uri} names a directory, and a sqlite store is a file; name one, e.g. "
+            f"{uri.rstrip('/')}/mlflow.db."
+        )
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    inside_a_file = existing != path and not existing.is_dir()
+    if inside_a_file or not os.access(existing, os.W_OK):
+        raise ConfigError(
+            f"tracking.tracking_uri={uri} cannot be written (in a file, read-only, or not this user's); name another "
+            "store, or leave tracking off (tracking=none)."
         )
