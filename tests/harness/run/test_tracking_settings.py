@@ -9,10 +9,10 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from harness.errors import ConfigError
-from harness.run.cli import normalize_override
+from harness.cli.overrides import normalize_override
 from harness.run.config import CONFIG_DIR, RunConfig, validate_config
 from harness.run.config_diff import shaping_changes
-from harness.run.config_keys import check_setting
+from harness.cli.config_keys import check_setting
 from harness.run.preflight import check_tracking
 from harness.run.tracking_settings import DEFAULT_TRACKING_URI, TrackingSettings, store_path
 
