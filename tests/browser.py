@@ -3,6 +3,7 @@ where .ci/run installs it, so the browser tests can never pass there by not runn
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -33,3 +34,22 @@ GROUPS_JS = """Array.from(document.querySelectorAll("article.g"), (g) => ({
   solved: g.dataset.s === "1",
   frozen: g.dataset.f === "1",
 }))"""
+
+
+def type_text(browser: Chromium, selector: str, text: str) -> None:
+    """`text` typed into the element `selector` finds, as a keyboard would (focus, then the input events), after
+    clearing what it held."""
+    found = f"document.querySelector({json.dumps(selector)})"
+    browser.evaluate(f"(() => {{ const e = {found}; e.focus(); e.select(); }})()")
+    browser.call("Input.insertText", session=True, text=text)
+
+
+def click(browser: Chromium, selector: str) -> None:
+    """A left click with the mouse at the middle of the element `selector` finds (scrolled into view first)."""
+    box = browser.evaluate(
+        f"(() => {{ const e = document.querySelector({json.dumps(selector)}); e.scrollIntoView({{block: 'center'}});"
+        " const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+    )
+    for kind in ("mousePressed", "mouseReleased"):
+        browser.call("Input.dispatchMouseEvent", session=True, type=kind, x=box[0], y=box[1], button="left",
+                     clickCount=1)

@@ -1,6 +1,9 @@
 """`python -m harness.report RUN_DIR... [--out DIR] [--format md,html,csv,latex] [--html] [--semantic ...]`: report.md
 and PNG plots for one run or several combined; with --html (or html in --format) report.html beside them, and with
-csv or latex the condition, per-task, effects and exact-test tables as .csv or .tex files."""
+csv or latex the condition, per-task, effects and exact-test tables as .csv or .tex files.
+
+`python -m harness.report FOLDER --index [--out DIR]`: index.html, one table of every run, sweep and audit under the
+folder (harness.report.index)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from pathlib import Path
 from harness.errors import HarnessError, fail
 from harness.report._report import REPORT_FORMATS, ReportFormat, write_formats
 from harness.report._runs import ReportInputError
+from harness.report.index import write_index_page
 from harness.metrics.semantic import add_semantic_options, semantic_cache
 from harness.run.run_dir import check_output_dir
 
@@ -18,8 +22,15 @@ from harness.run.run_dir import check_output_dir
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m harness.report", description=__doc__)
-    parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="run directories to report on")
+    parser.add_argument(
+        "run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="run directories to report on (--index: one folder)"
+    )
     parser.add_argument("--out", type=Path, help="output folder (default: the run directory; required for several)")
+    parser.add_argument(
+        "--index",
+        action="store_true",
+        help="write index.html instead: every run, sweep and audit under the one folder given, sortable and filterable",
+    )
     parser.add_argument(
         "--html", action="store_true", help="also write report.html: the report and every trial's reflection, one page"
     )
@@ -48,8 +59,29 @@ def report_formats(value: str, html: bool) -> list[ReportFormat]:
     return list(dict.fromkeys([*formats, *(["html"] if html else [])]))  # type: ignore[list-item]
 
 
+def index_folder(args: argparse.Namespace) -> Path:
+    """--index: the one folder given, listed in index.html (in --out when given); ReportInputError otherwise."""
+    if len(args.run_dirs) != 1:
+        given = len(args.run_dirs)
+        raise ReportInputError(f"--index lists one folder, and {given} were given; give the one above them.")
+    if args.html or args.formats != "md" or args.semantic:
+        raise ReportInputError(
+            "--index writes index.html alone; --html, --format and --semantic are for a report of runs."
+        )
+    if args.out is not None:
+        check_output_dir(str(args.out), "--out")
+    return write_index_page(args.run_dirs[0], args.out)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
+    if args.index:
+        try:
+            print(f"wrote {index_folder(args)}")
+        except HarnessError as error:
+            print(f"error: {error}", file=sys.stderr)
+            sys.exit(EXIT_BAD_INPUT)
+        return
     try:
         formats = report_formats(args.formats, args.html)
         if args.out is None and len(args.run_dirs) > 1:

@@ -26,10 +26,11 @@ from harness.report._runs import RunData
 from harness.report._semantic import SemanticReport
 from harness.report._semantic_section import semantic_section
 from harness.report._threshold_section import report_thresholds, threshold_section
-from harness.report.document import Block, BulletList, Code, Document, Figure, Link, Paragraph, Section, Table
+from harness.report.document import Block, BulletList, Cell, Code, Document, Figure, Link, Paragraph, Section, Table
 from harness.report.tables import conditions_table
 
 RUNS_HEADER = ["run", "directory", "status", "trial budget", "conditions", "metrics from"]
+HERE = " (this report's folder)"
 
 
 def relative_path(path: Path, out_dir: Path) -> str:
@@ -43,11 +44,19 @@ def directory_link(path: Path, out_dir: Path) -> Link:
     return Link.to_path(relative, relative)
 
 
+def directory_cell(path: Path, out_dir: Path) -> Cell:
+    """A run's directory: a link labelled with its relative path, or, when it is the report's own folder, its name
+    as text (a link labelled '.' to the page itself was all but invisible, and went nowhere new)."""
+    if relative_path(path, out_dir) == ".":
+        return [Code(Path(path).resolve().name), HERE]
+    return directory_link(path, out_dir)
+
+
 def runs_table(runs: Sequence[RunData], out_dir: Path) -> Table:
     rows = [
         [
             run.name,
-            directory_link(run.path, out_dir),
+            directory_cell(run.path, out_dir),
             run.status or "no manifest",
             str(run.metrics.trial_budget),
             ", ".join(c.condition for c in run.metrics.conditions),
@@ -134,8 +143,9 @@ def plots_section(table: Sequence[ConditionReport]) -> Section:
     )
 
 
-def report_title(runs: Sequence[RunData]) -> str:
-    return f"Report: {', '.join(run.name for run in runs)}"
+def report_title(names: Sequence[str]) -> str:
+    """The title naming the runs: by their directories, or as the caller names them (a sweep by its overrides)."""
+    return f"Report: {', '.join(names)}"
 
 
 def report_document(
@@ -147,9 +157,10 @@ def report_document(
     semantic: SemanticReport | None = None,
     effects: tuple[Effects | None, str | None] = (None, None),
     curves: Sequence[ThresholdCurves] = (),
+    title: str | None = None,
 ) -> Document:
     """The whole report; plots are linked by file name, next to it. `effects`: the paired effects against the
-    control, or None and why there are none (harness.report._effects)."""
+    control, or None and why there are none (harness.report._effects). `title`: the runs' names by default."""
     blocks: list[Block] = [
         Paragraph("Written by ", Code("python -m harness.report"), " from the runs' records; nothing was rerun."),
         runs_section(runs, out_dir),
@@ -162,4 +173,4 @@ def report_document(
     ]
     if semantic is not None:
         blocks.append(semantic_section(semantic))
-    return Document(report_title(runs), blocks)
+    return Document(title or report_title([run.name for run in runs]), blocks)

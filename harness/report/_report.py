@@ -46,16 +46,17 @@ def write_report(
     semantic_threshold: float = SEMANTIC_THRESHOLD,
     html: bool = True,
     appendix: Sequence[Block] = (),
+    title: str | None = None,
 ) -> Path:
     """Read the runs, combine their conditions, draw the plots and write report.md into `out_dir`; return its path.
 
     With `embeddings`, semantic RRR at `semantic_threshold` is measured beside RRR (from the runs' trials.jsonl).
     The paired effects against the control go into the document and into effects.json beside report.md.
     With `html`, report.html beside it: the same document, then every task's reflections trial by trial.
-    `appendix` (blocks) ends both.
+    `appendix` (blocks) ends both; `title` replaces the one naming the runs' directories.
     """
     formats: tuple[ReportFormat, ...] = ("md", "html") if html else ("md",)
-    return write_formats(run_dirs, out_dir, formats, embeddings, semantic_threshold, appendix)[0]
+    return write_formats(run_dirs, out_dir, formats, embeddings, semantic_threshold, appendix, title)[0]
 
 
 def write_formats(
@@ -65,6 +66,7 @@ def write_formats(
     embeddings: EmbeddingCache | None = None,
     semantic_threshold: float = SEMANTIC_THRESHOLD,
     appendix: Sequence[Block] = (),
+    title: str | None = None,
 ) -> list[Path]:
     """The report in each of `formats` (REPORT_FORMATS) into `out_dir`, and effects.json; the paths written, the
     document's first. md: report.md; html: report.html; csv and latex: the condition, per-task, effects and exact
@@ -88,7 +90,8 @@ def write_formats(
     write_effects(effects[0], out_dir)
     written = []
     if documents:
-        document = report_document(runs, conditions, table, out_dir, fisher, semantic, effects, curves).then(appendix)
+        document = report_document(runs, conditions, table, out_dir, fisher, semantic, effects, curves, title)
+        document = document.then(appendix)
         if "md" in formats:
             path = out_dir / REPORT_FILE
             path.write_text(render_markdown(document))

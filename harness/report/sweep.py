@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.errors import HarnessError
 from harness.records import Manifest, read_manifest
 from harness.report import REPORT_FILE, write_report
-from harness.report._document import directory_link
+from harness.report._document import directory_link, report_title
 from harness.report.document import Block, Document, Paragraph, Section, Strong, Table, render_markdown
 from harness.report.html import document_page, write_page
 from harness.run.config_diff import shaping_changes
@@ -92,6 +92,17 @@ def jobs_section(jobs: Sequence[SweepJob], states: Sequence[JobState], sweep_dir
     return [Section("Sweep jobs", [Paragraph(note), table, Paragraph(end)])]
 
 
+def sweep_title(jobs: Sequence[SweepJob], states: Sequence[JobState]) -> str:
+    """The combined report's title: each finished job by its swept values (by its directory's name when it has
+    none, or holds the run of no job of this sweep), not by its job number."""
+    names = [
+        state.label if state.label and state.label != NO_JOB_OF_THIS_SWEEP else job.directory.name
+        for job, state in zip(jobs, states)
+        if state.status == FINISHED
+    ]
+    return report_title(names)
+
+
 def write_sweep_report(jobs: Sequence[SweepJob], sweep_dir: Path) -> Path:
     """report.md and report.html in `sweep_dir` over the finished jobs (harness.report), then every job's status."""
     states = [job_state(job, jobs) for job in jobs]
@@ -99,7 +110,7 @@ def write_sweep_report(jobs: Sequence[SweepJob], sweep_dir: Path) -> Path:
     appendix = jobs_section(jobs, states, Path(sweep_dir))
     path = Path(sweep_dir) / REPORT_FILE
     try:
-        write_report(finished, sweep_dir, appendix=appendix)
+        write_report(finished, sweep_dir, appendix=appendix, title=sweep_title(jobs, states))
     except HarnessError as error:
         # No finished job, or one whose files cannot be read: the job table still says what happened.
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,8 @@ ASSETS = Path(__file__).resolve().parent / "assets"
 _SLOT_RE = re.compile(r"\{\{(\w+)\}\}")
 
 
-def _asset(name: str) -> str:
+def asset(name: str) -> str:
+    """A file of assets/ (a template, CSS, a script), as text."""
     return (ASSETS / name).read_text(encoding="utf-8")
 
 
@@ -31,14 +32,14 @@ def render_page(page: Page, folder: Path) -> str:
     """The page as one HTML document; the report's images are read from `folder` and embedded."""
     pool = TrajectoryPool()
     return fill(
-        _asset("page.html"),
+        asset("page.html"),
         {
             "title": esc(page.title),
-            "css": _asset("page.css"),
+            "css": asset("page.css"),
             "report": render_html(page.document, folder),
             "reflections": _reflections(page, pool),
             "trajectories": pool.script_json(),
-            "js": _asset("page.js"),
+            "js": asset("page.js"),
         },
     )
 
@@ -61,8 +62,12 @@ def _reflections(page: Page, pool: TrajectoryPool) -> str:
 def write_page(page: Page, out_dir: Path, name: str = HTML_FILE) -> Path:
     """The page as `name` in `out_dir`, written whole to a temporary file first so a reader never sees half of it."""
     out_dir = Path(out_dir)
-    path = out_dir / name
+    return write_whole(out_dir / name, render_page(page, out_dir))
+
+
+def write_whole(path: Path, text: str) -> Path:
+    """`text` as the file `path`, through a temporary file beside it, so a reader sees the old page or the new one."""
     temporary = path.with_suffix(".html.tmp")
-    temporary.write_text(render_page(page, out_dir), encoding="utf-8")
+    temporary.write_text(text, encoding="utf-8")
     temporary.replace(path)
     return path

@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 
 from harness.metrics.core import MentionSpan
-from harness.records.visible import visible_in_prose
+from harness.records.visible import visible, visible_in_prose
 
 # One class per combination: the reader tells a strict match from one only the normalized rule finds.
 _MARK_CLASS = {1: "ms", 2: "mn", 3: "ms mn"}
@@ -18,6 +18,12 @@ def esc(text: object) -> str:
     """The text, safe in element content and in quoted attribute values; a control character or a bidirectional
     override, which would hide or reorder what is around it, shown as a symbol."""
     return html.escape(visible_in_prose(str(text)), quote=True)
+
+
+def esc_line(text: object) -> str:
+    """esc(), with a newline or a tab shown as a symbol too: for a value a table cell shows on one line (a path, a
+    status, a task id), where a newline would silently become a space."""
+    return html.escape(visible(str(text)), quote=True)
 
 
 def highlighted(text: str, spans: Sequence[MentionSpan]) -> str:

@@ -173,7 +173,8 @@ def test_the_report_of_one_run_holds_the_condition_table(run_a: Path) -> None:
         ]
     )
     assert table + "\n\nOn task, off task, vacuous:" in text
-    assert f"| run_a | [.](.) | failed | 3 | self_diagnosis, no_memory, programmatic | {RECOMPUTED} |" in text
+    conditions = "self_diagnosis, no_memory, programmatic"
+    assert f"| run_a | `run_a` (this report's folder) | failed | 3 | {conditions} | {RECOMPUTED} |" in text
     for name in PLOT_FILES:
         assert f"]({name})" in text
 
@@ -232,6 +233,20 @@ def test_the_command_writes_into_the_single_run_directory(run_b: Path, capsys: p
     main([str(run_b)])
     assert capsys.readouterr().out == f"wrote {run_b / REPORT_FILE}\n"
     assert sorted(p.name for p in run_b.glob("*.png")) == sorted(PLOT_FILES)
+
+
+def test_the_runs_table_names_the_reports_own_folder_as_text_and_links_the_others(
+    run_a: Path, run_b: Path, tmp_path: Path
+) -> None:
+    """Issue 28: the directory column was a link labelled "." (to the page itself), all but invisible."""
+    write_report([run_b], run_b)
+    page = (run_b / "report.html").read_text()
+    runs = page.split("<h2>Runs</h2>", 1)[1].split("</table>", 1)[0]
+    assert "<td>run_b</td><td><code>run_b</code> (this report&#x27;s folder)</td>" in runs
+    assert "<a " not in runs
+    write_report([run_a, run_b], tmp_path / "out")
+    runs = (tmp_path / "out" / "report.html").read_text().split("<h2>Runs</h2>", 1)[1].split("</table>", 1)[0]
+    assert '<a href="../run_a">../run_a</a>' in runs and '<a href="../run_b">../run_b</a>' in runs
 
 
 @pytest.mark.parametrize(

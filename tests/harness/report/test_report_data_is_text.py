@@ -58,7 +58,8 @@ def test_a_javascript_link_in_a_task_id_or_a_manifest_status_never_reaches_repor
     run = _hostile_run(tmp_path / "run")
     write_report([run], run)
     page = (run / HTML_FILE).read_text()
-    assert _report_urls(page) == [".", *(f"#img-{plot}" for plot in PLOTS), *[EMBEDDED] * 4]
+    # The run is the report's own folder: named as text, not linked (issue 28).
+    assert _report_urls(page) == [*(f"#img-{plot}" for plot in PLOTS), *[EMBEDDED] * 4]
     assert all("javascript" not in url for url in html_urls(page))
     report = page[page.index('<div class="report">') : page.index('<h2 id="reflections">')]
     assert "\x01" not in report, "the report part shows control characters"
@@ -70,7 +71,7 @@ def test_a_javascript_link_in_a_task_id_or_a_manifest_status_never_reaches_repor
 def test_in_report_md_the_same_values_are_text_and_every_link_is_the_reports_own(tmp_path: Path) -> None:
     run = _hostile_run(tmp_path / "run")
     markdown = write_report([run], run, html=False).read_text()
-    assert link_targets(markdown) == [".", *PLOTS, *PLOTS, THRESHOLD_PLOT]
+    assert link_targets(markdown) == [*PLOTS, *PLOTS, THRESHOLD_PLOT]
     runs_table, conditions_table = tables(markdown)[:2]
     shown = visible(LINK)
     assert runs_table[1][2] == shown and runs_table[1][4] == shown

@@ -165,3 +165,23 @@ def test_with_no_finished_job_the_page_still_lists_every_job(tmp_path: Path) -> 
     write_sweep_report(jobs, tmp_path)
     page = (tmp_path / "report.html").read_text()
     assert "Nothing combined: no run directory given." in page and "No trial records to show." in page
+
+
+def test_the_combined_report_is_titled_by_its_jobs_overrides_not_their_numbers(tmp_path: Path) -> None:
+    """Issue 28: a sweep's report.html was titled "Report: 0, 1"."""
+    jobs = [planned(n, [f"strategy={s}"], tmp_path) for n, s in enumerate(["self_diagnosis", "no_memory", "gated"])]
+    for job in jobs[:2]:
+        TrialLog(job.directory).append(make_record(0, "Look in the drawer first.", task=MUG))
+        write_status(job, "finished")
+    write_status(jobs[2], "failed")  # not combined, so not in the title
+    title = "Report: strategy=self_diagnosis, strategy=no_memory"
+    assert write_sweep_report(jobs, tmp_path).read_text().startswith(f"# {title}\n")
+    page = (tmp_path / "report.html").read_text()
+    assert f"<title>{title}</title>" in page and f"<h1>{title}</h1>" in page
+
+
+def test_a_finished_job_holding_no_planned_run_is_titled_by_its_directory(tmp_path: Path) -> None:
+    job = planned(0, ["strategy=self_diagnosis"], tmp_path)
+    TrialLog(job.directory).append(make_record(0, "Look in the drawer first.", task=MUG))
+    write_status(job.model_copy(update={"config": {"other": "settings"}}), "finished")
+    assert write_sweep_report([job], tmp_path).read_text().startswith("# Report: 0\n")

@@ -1,0 +1,123 @@
+"""index.html (`python -m harness.report FOLDER --index`): a row for every run, sweep and audit under the folder,
+its figures from the files, every value text, links only to pages that exist, and bad input in one sentence."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+
+from harness.metrics.run import METRICS_FILE, RunMetrics
+from harness.records.visible import visible
+from harness.report.__main__ import main
+from harness.report.html import INDEX_FILE
+from harness.report.index import index_rows, write_index_page
+from tests.harness.report.commonmark import html_urls
+from tests.harness.report.index_folder import HOSTILE_STATUS, HOSTILE_TASK, SWEEP, write_results
+from tests.harness.report.html.pages import MUG
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_results(tmp_path_factory.mktemp("results"))
+
+
+def test_every_run_sweep_and_audit_is_a_row_by_path(results: Path) -> None:
+    rows = index_rows(results, results)
+    assert [(row.kind, row.path) for row in rows] == [
+        ("audit", "audit"),
+        ("run", "runs/hostile"),
+        ("run", "runs/plain"),
+        ("sweep", SWEEP),
+        ("run", f"{SWEEP}/0"),
+        ("run", f"{SWEEP}/1"),
+    ]
+
+
+def test_a_runs_row_holds_its_manifest_records_and_metrics_json(results: Path) -> None:
+    rows = {row.path: row for row in index_rows(results, results)}
+    plain = rows["runs/plain"]
+    metrics = RunMetrics.model_validate_json((results / "runs" / "plain" / METRICS_FILE).read_text())
+    (condition,) = metrics.conditions
+    assert (plain.status, plain.domains, plain.conditions) == ("finished", ["alfworld"], ["self_diagnosis"])
+    assert plain.models == ["m"]
+    assert (plain.trials_done, plain.trials_planned) == (4, 4)
+    totals = condition.totals
+    shares = f"solved {totals.solved_share:.0%}, frozen {totals.frozen_share:.0%}"
+    assert plain.figures == [f"self_diagnosis: {shares} of 1 task"]
+    assert plain.search == [MUG] and plain.started == "2026-01-02 03:04"
+    # One unsolved trial of a 3-trial plan, still open: at most 3.
+    assert (rows["runs/hostile"].trials_done, rows["runs/hostile"].trials_planned) == (1, 3)
+    assert rows["runs/hostile"].figures == ["no metrics.json"]
+    running = rows[f"{SWEEP}/1"]
+    assert (running.status, running.trials_done, running.trials_planned) == ("running", 1, 2)
+
+
+def test_a_sweeps_row_says_what_it_swept_and_how_far_its_jobs_are(results: Path) -> None:
+    sweep = {row.path: row for row in index_rows(results, results)}[SWEEP]
+    assert sweep.status == "unfinished"
+    assert sweep.figures == ["swept: strategy=self_diagnosis,no_memory", "jobs: 1 of 2 finished (1 running)"]
+    assert sweep.conditions == ["self_diagnosis", "no_memory"]
+    assert (sweep.trials_done, sweep.trials_planned) == (2 + 1, 2 + 2)
+
+
+def test_an_audits_row_counts_its_sources_from_audit_json(results: Path) -> None:
+    audit = index_rows(results, results)[0]
+    assert (audit.status, audit.domains) == ("written", ["alfworld"])
+    assert audit.figures == ["1 published source measured, 1 skipped"]
+
+
+def _page(results: Path, out: Path | None = None) -> str:
+    return write_index_page(results, out).read_text(encoding="utf-8")
+
+
+def test_links_go_only_to_pages_that_exist_relative_and_percent_encoded(results: Path, tmp_path: Path) -> None:
+    page = _page(results)
+    urls = html_urls(page)
+    assert urls == ["audit/audit.html", "runs/plain/report.html", "sweep%2050%25/report.html"]
+    assert all((results / unquote(url)).is_file() for url in urls)
+    assert not (results / "runs" / "hostile" / "report.html").exists()  # and so that row links nowhere
+    elsewhere = _page(results, tmp_path / "out")
+    assert all((tmp_path / "out" / unquote(url)).resolve().is_file() for url in html_urls(elsewhere))
+    assert html_urls(elsewhere)[0].startswith("../")
+
+
+def test_a_hostile_task_id_and_status_stay_text_with_control_characters_shown(results: Path) -> None:
+    page = _page(results)
+    for raw in ("\x1b", "\x01", "\u202e", "<img", "<script>window", "</td><script>"):
+        assert raw not in page, f"{raw!r} reached the page raw"
+    assert f"<td>{html.escape(visible(HOSTILE_STATUS))}</td>" in page
+    assert f'<option value="0">{html.escape(visible(HOSTILE_STATUS))}</option>' in page  # the status filter
+    assert html.escape(visible(HOSTILE_TASK.lower())) in page  # what the filter box searches
+    assert "javascript" not in " ".join(html_urls(page))
+
+
+def test_the_command_writes_index_html_into_the_folder(results: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main([str(results), "--index"])
+    assert capsys.readouterr().out == f"wrote {results / INDEX_FILE}\n"
+    assert "<title>Index: " in (results / INDEX_FILE).read_text()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "sentence"),
+    [
+        (["{tmp}/missing", "--index"], "{tmp}/missing does not exist; give the folder that holds the runs"),
+        (["{tmp}/empty", "--index"], "{tmp}/empty holds no run directory (manifest.json or trials.jsonl), sweep"),
+        (["{tmp}/file", "--index"], "{tmp}/file is a file, not a folder"),
+        (["{tmp}/empty", "{tmp}/file", "--index"], "--index lists one folder, and 2 were given"),
+        (["{tmp}/empty", "--index", "--html"], "--index writes index.html alone"),
+    ],
+)
+def test_bad_input_is_one_sentence_naming_the_value_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], sentence: str
+) -> None:
+    (tmp_path / "empty" / "sub").mkdir(parents=True)
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(SystemExit) as stopped:
+        main([argument.format(tmp=tmp_path) for argument in arguments])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {sentence.format(tmp=tmp_path)}") and err.count("\n") == 1
+    assert not (tmp_path / "empty" / INDEX_FILE).exists()
