@@ -49,6 +49,9 @@ RUN: dict[str, tuple[str, ...]] = {
     "python run.py experiment=five_conditions --cfg job": (),
     "python -m harness.report --help": (),
     "python -m harness.gate --help": (),
+    "reflexion-report --help": (),
+    "python -m harness.report results/ --index": (FIVE, HOTPOTQA),
+    "python -m harness.report results/ --index --out site": (FIVE, HOTPOTQA),
 }
 
 INSTALL = "installs the package and compiles llama.cpp (4-8 minutes); CI runs the test command through .ci/run"
@@ -72,6 +75,13 @@ SKIP: dict[str, str] = {
     "python -m harness.audit --env-to-game my_mapping.json --out results/audit-alt": READERS_FILE,
     "python -m harness.audit --html": "the audit above again plus audit.html, 37 s here; tests/harness/audit/"
     "test_audit_html.py writes and checks the page",
+    # docs/tracking.md
+    'pip install -e ".[tracking]"': INSTALL,
+    "python run.py tracking=mlflow": EMBEDDED,
+    "mlflow ui --backend-store-uri sqlite:///results/mlflow.db": "serves a "
+    "page until stopped; tests/harness/run/test_tracking.py reads the store back with MLflow's client",
+    "python -m harness.run.tracking results/runs/2026-12-03_10-17-18": READERS_FILE,
+    "python -m harness.run.tracking RUN_DIR --tracking-uri sqlite:///results/mlflow.db --run-name again": READERS_FILE,
     # docs/benchmarks.md
     "python -m benchmarks.run_all": BENCHMARK,
     "python -m benchmarks.throughput": BENCHMARK,

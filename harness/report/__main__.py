@@ -79,8 +79,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             print(f"wrote {index_folder(args)}")
         except HarnessError as error:
-            print(f"error: {error}", file=sys.stderr)
-            sys.exit(EXIT_BAD_INPUT)
+            fail(error)
         return
     try:
         formats = report_formats(args.formats, args.html)
