@@ -58,13 +58,13 @@ INSTALL = "installs the package and compiles llama.cpp (4-8 minutes); CI runs th
 EMBEDDED = "plays the embedded model: 10 minutes to hours on two cores"
 API = "asks OpenAI's API: needs a key and the network"
 LOCAL_SERVER = "needs a model file and a server of the reader's"
-CLUSTER = "needs a SLURM or Ray cluster and a shared filesystem (tests/test_sweeps.py runs submitit_local and ray)"
+CLUSTER = "needs a SLURM or Ray cluster and a shared filesystem (tests/harness/cli/test_sweeps.py runs submitit_local and ray)"
 BENCHMARK = "a measurement run by hand, minutes on a quiet machine (tests/benchmarks/ checks it at smoke sizes)"
 READERS_FILE = "runs on a file of the reader's, named by a placeholder"
 OWNER_RUN = "reads the store of the owner-policy run above, which plays the embedded model"
 REPLAYED = "replayed from the same committed answers by {test}; {seconds} s here, over this test's time budget"
-HELD_OUT = REPLAYED.format(test="tests/test_held_out_demo.py", seconds=10)
-HUMANEVAL = REPLAYED.format(test="tests/test_humaneval_replay.py", seconds=14)
+HELD_OUT = REPLAYED.format(test="tests/harness/run/test_held_out_demo.py", seconds=10)
+HUMANEVAL = REPLAYED.format(test="tests/harness/domains/humaneval/test_humaneval_replay.py", seconds=14)
 
 SKIP: dict[str, str] = {
     'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON" '
@@ -151,7 +151,7 @@ SKIP: dict[str, str] = {
     "python -m harness.gate verify results/runs/g/gate/gated": OWNER_RUN,
     "python run.py 'strategy=[self_diagnosis,gated]' strategy.gated.options.policy=owner experiment.trials=3 "
     "hydra.run.dir=results/runs/g": EMBEDDED,
-    "python run.py experiment=planted_refusal": REPLAYED.format(test="tests/test_planted_refusal.py", seconds=10),
+    "python run.py experiment=planted_refusal": REPLAYED.format(test="tests/harness/run/test_planted_refusal.py", seconds=10),
     # docs/metrics.md
     "python -m harness.metrics.identity reflections.jsonl": READERS_FILE,
     # docs/openai.md

@@ -90,3 +90,15 @@ def test_there_is_no_import_cycle() -> None:
         if start not in state:
             visit(start, [start])
     assert cycles == []
+
+
+# Tests of the project as a whole (its shape and its documents) sit at the top of tests/; every other test under
+# tests/harness/ in the folder of the package it tests, and tests/envs/ for envs/.
+PROJECT_TESTS = {"test_layers.py", "test_layout.py", "test_docs_commands.py", "test_docs_links.py"}
+
+
+def test_tests_mirror_the_packages() -> None:
+    tests = ROOT / "tests"
+    assert {p.name for p in tests.glob("test_*.py")} <= PROJECT_TESTS
+    folders = {p.parent.relative_to(tests / "harness") for p in (tests / "harness").rglob("test_*.py")}
+    assert sorted(str(f) for f in folders if not (ROOT / "harness" / f).is_dir()) == []

@@ -62,7 +62,7 @@ def test_an_error_starts_nothing_more_lets_the_running_finish_then_raises() -> N
 def test_a_stop_signal_sets_the_request_and_a_second_one_stops_at_once(stop_signal: signal.Signals) -> None:
     inherited = signal.getsignal(stop_signal)
     # As from a terminal: a suite started in the background (or under nohup) inherits SIGINT (SIGHUP) ignored,
-    # which the run keeps ignored (tests/test_interrupt.py::test_a_signal_ignored_by_the_caller_stays_ignored).
+    # which the run keeps ignored (tests/harness/run/test_interrupt.py::test_a_signal_ignored_by_the_caller_stays_ignored).
     signal.signal(stop_signal, signal.default_int_handler if stop_signal == signal.SIGINT else signal.SIG_DFL)
     before = signal.getsignal(stop_signal)
     try:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness.records import read_manifest, read_trials, records_without_timing
 from tests.runner import run_cli
-from tests.test_replay import RECORDED_RUN
+from tests.harness.run.test_replay import RECORDED_RUN
 
 # Room for the manifest (and its replacement being written), run.log and one or two of the four records (11 to
 # 17 KB each with their model calls, in 4 KB pages) of the default replay.

@@ -13,7 +13,7 @@ import pytest
 from harness.errors import ConfigError
 from harness.run.run_dir import check_output_dir, first_missing, remove_created
 from tests.runner import REPLAY_CACHE, ROOT, run_cli
-from tests.test_bad_input import assert_one_sentence, files_under
+from tests.harness.cli.test_bad_input import assert_one_sentence, files_under
 
 REPLAY = ("llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}")
 

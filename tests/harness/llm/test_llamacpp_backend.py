@@ -65,7 +65,7 @@ def test_an_answer_names_the_embedded_model_and_why_it_ended(smollm2: LlamaCppBa
 def test_temperature_zero_is_identical_across_processes() -> None:
     command = [sys.executable, "-c", GENERATE_IN_A_NEW_PROCESS, SMOLLM2.model_dump_json()]
     command += [COMPLETION.model_dump_json(), CHAT.model_dump_json()]
-    repo = Path(__file__).resolve().parents[2]
+    repo = Path(__file__).resolve().parents[3]
     runs = [subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=repo) for _ in range(2)]
     for run in runs:
         assert run.returncode == 0, run.stderr[-2000:]

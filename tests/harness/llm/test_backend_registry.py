@@ -32,7 +32,7 @@ def test_import_and_errors_without_optional_packages() -> None:
         capture_output=True,
         text=True,
         timeout=60,
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=Path(__file__).resolve().parents[3],
     )
     assert run.returncode == 0, run.stderr
     openai_line, llamacpp_line = run.stdout.strip().splitlines()

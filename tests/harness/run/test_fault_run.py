@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from harness.records import TrialRecord, read_manifest, read_trials
-from tests.llm.fault_server import Fault, FaultServer
+from tests.harness.llm.fault_server import Fault, FaultServer
 from tests.runner import REPLAY_CACHE, reflector_stop_override, run_cli
-from tests.test_replay import RECORDED_RUN
+from tests.harness.run.test_replay import RECORDED_RUN
 
 pytestmark = pytest.mark.slow
 

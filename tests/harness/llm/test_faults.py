@@ -25,7 +25,7 @@ from harness.llm import (
     create_backend,
 )
 from harness.llm.metering import MeteredLLM
-from tests.llm.fault_server import Fault, FaultServer
+from tests.harness.llm.fault_server import Fault, FaultServer
 
 COMPLETION = LLMRequest(kind="completion", prompt="> go to desk 1\n", max_tokens=32, stop=["\n"])
 CHAT = LLMRequest(kind="chat", messages=[ChatMessage(role="user", content="Say hello.")], max_tokens=8, seed=3)

@@ -20,7 +20,7 @@ import pytest
 from harness.audit.hotpotqa_runs import write_published_run
 from harness.records import TrialRecord, read_trials
 from harness.records.hotpotqa import QuestionAttempt
-from tests.test_reflexion_golden import scripted_run, sent
+from tests.harness.domains.alfworld.test_reflexion_golden import scripted_run, sent
 from tests.runner import ROOT
 
 GOLDEN = json.loads((ROOT / "tests" / "fixtures" / "reflexion_golden" / "hotpotqa_cot_runs.json").read_text())
