@@ -4,8 +4,8 @@ An entry is the object itself or a `"module:attribute"` reference, imported the 
 so naming a domain or a backend costs nothing until a run uses it. An installed package adds entries as Python
 entry points in the registry's group (`reflexion_harness.domains`, `.sources`, `.backends`, `.audit_loaders`:
 `[project.entry-points."reflexion_harness.sources"]` in its pyproject.toml), found the first time the registry is
-read; they cannot replace an entry of the harness's own, and one that fails to load is warned about and left out. The registry sits at
-the bottom layer so that every package, the record schema included, can keep one.
+read; they cannot replace an entry of the harness's own, and one that fails to load is warned about and left out.
+The registry sits at the bottom layer so that every package, the record schema included, can keep one.
 """
 
 from __future__ import annotations
@@ -196,7 +196,10 @@ class Registry(Generic[T]):
             raise RegistryLoadError(f"{self.noun} {name!r} could not be loaded from {where!r}: {error}.") from error
         if name in self._plugins and self._from_entry_point is not None:
             found = self._from_entry_point(found)
-        problem = None if found is None or self._check is None else self._check(name, found)
+            if found is None:  # the entry point offers nothing here (a domain without a record model)
+                self._values[name] = None
+                return None
+        problem = None if self._check is None else self._check(name, found)
         if problem is not None:
             raise RegistryLoadError(f"{self.noun} {name!r} ({entry.reference or repr(found)}) {problem}.")
         self._values[name] = found
