@@ -153,3 +153,26 @@ def test_the_plugins_domain_is_configured_played_and_its_records_read_without_lo
     )
     assert read.returncode == 0, read.stderr
     assert read.stdout.splitlines() == ["['SumAttempt'] ['Finish[echo]', 'Finish[remembered]']", "False"]
+
+
+READ_CONSOLE_LOG = """
+import sys
+from pathlib import Path
+from harness.audit.sources import discover_sources, load_source
+root = Path(sys.argv[1])
+(root / "programming_runs").mkdir()
+(root / "programming_runs" / "run.log").write_text("Starting run with the following parameters:\\nstrategy=reflexion\\n")
+(source,) = discover_sources(root)
+print(source.format, source.skip_reason, load_source(source))
+"""
+
+
+def test_the_plugins_audit_loader_makes_a_format_the_harness_cannot_read_readable(site: Path, tmp_path: Path) -> None:
+    for name in ("with", "without"):
+        (tmp_path / name).mkdir()
+    with_plugin = python(site, READ_CONSOLE_LOG.replace("sys.argv[1]", repr(str(tmp_path / "with"))))
+    assert with_plugin.returncode == 0, with_plugin.stderr
+    assert with_plugin.stdout.split() == ["programming_console_log", "None", "[]"]
+    code = READ_CONSOLE_LOG.replace("sys.argv[1]", repr(str(tmp_path / "without")))
+    without = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert without.returncode != 0 and "cannot be imported: console transcript" in without.stderr
