@@ -5,6 +5,10 @@ A source is named by its path relative to the root (`alfworld_runs/root/reflexio
 name can be passed on a command line. Sources that no importer can read as reflections (agent-object
 pickles, console transcripts, paper excerpts, summaries) are listed too, with the reason, so an
 audit can report them instead of failing on them.
+
+Each format's importer is an entry of `LOADERS`; an installed package adds one through a
+`reflexion_harness.audit_loaders` entry point named after a format discovery recognises but no shipped importer reads
+(`programming_console_log`, `hotpotqa_results_json`), and the sources of that format are then listed as readable.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from harness.audit.programming import load_programming_run, path_domain, run_dom
 from harness.audit.published import PublishedTask
 from harness.audit.safe_pickle import UnreadablePickleError, UnsafePickleError, load_restricted_pickle
 from harness.errors import HarnessError
+from harness.records.registry import Registry
 
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "data" / "reflexion-logs"
 
@@ -60,9 +65,9 @@ class PublishedSource(BaseModel):
     skip_reason: str | None = Field(description="Why it cannot be imported as reflections; None when it can.")
 
     @property
-    def loader(self) -> Callable[[PublishedSource], list[PublishedTask]] | None:
+    def loader(self) -> Loader | None:
         """The importer for this source, or None when it is skipped."""
-        return None if self.skip_reason else _LOADERS[self.format]
+        return None if self.skip_reason else LOADERS.get(self.format)
 
 
 class SkippedSourceError(HarnessError):
@@ -77,12 +82,24 @@ class UnknownSourceError(HarnessError):
     """A source name matches no discovered source."""
 
 
-_LOADERS: dict[str, Callable[[PublishedSource], list[PublishedTask]]] = {
-    "env_results": lambda s: load_env_results_run(s.path, s.domain, s.name),
-    "programming_jsonl": lambda s: load_programming_run(s.path, s.name),
-    "hotpotqa_text": lambda s: load_hotpotqa_log(s.path, s.name),
-    "hotpotqa_dicts": lambda s: load_hotpotqa_dicts(s.path, s.name),
-}
+Loader = Callable[[PublishedSource], list[PublishedTask]]
+"""A source -> its tasks."""
+
+LOADERS: Registry[Loader] = Registry(
+    "audit loader",
+    group="reflexion_harness.audit_loaders",
+    entries={
+        "env_results": lambda s: load_env_results_run(s.path, s.domain, s.name),
+        "programming_jsonl": lambda s: load_programming_run(s.path, s.name),
+        "hotpotqa_text": lambda s: load_hotpotqa_log(s.path, s.name),
+        "hotpotqa_dicts": lambda s: load_hotpotqa_dicts(s.path, s.name),
+    },
+    check=lambda name, loader: None if callable(loader) else "is not callable (a PublishedSource -> its tasks)",
+)
+# Formats discovery recognises but the harness cannot read, which an installed package's loader may take. Pickled
+# agents are not among them (the restricted unpickler's refusal is a safety rule, not a missing importer), nor
+# `unknown` (summaries, excerpts, the root's own files: no one format).
+PLUGGABLE_FORMATS = ("programming_console_log", "hotpotqa_results_json")
 
 
 def _family(relative: Path) -> str | None:
@@ -144,6 +161,8 @@ def _file_source(root: Path, path: Path) -> PublishedSource:
         domain, format_, reason = HOTPOTQA, "hotpotqa_dicts", dicts_skip_reason(path)
     else:
         domain, format_, reason = family or "unknown", "unknown", "no importer recognises this file"
+    if format_ in PLUGGABLE_FORMATS and format_ in LOADERS:
+        reason = None
     return PublishedSource(
         name=relative.as_posix(),
         path=path,

@@ -9,12 +9,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.records.hotpotqa import QuestionAttempt
-from harness.records.humaneval import CodeAttempt
 from harness.llm import LLMRequest
 from harness.llm.metering import MeteredLLM
 from harness.metrics.core import MentionCounts
 from harness.records import TrialRecord
+from harness.records.attempt import AttemptDetails
 from harness.records.details import ReflectionDetails
 from harness.records.gate import Turn
 from harness.records.identity import ReflectionIdentity
@@ -33,7 +32,9 @@ class Attempt(BaseModel):
     scenario: str = Field(description="The text a reflector reads about the attempt.")
     env_s: float = Field(description="Seconds inside the environment (ALFWorld engine, sandbox).")
     env_cpu_s: float | None = Field(None, description="CPU seconds of the environment itself, where it measures them.")
-    details: CodeAttempt | QuestionAttempt | None = Field(None, description="Domain evidence kept in the record.")
+    details: AttemptDetails | None = Field(
+        None, description="Domain evidence kept in the record: the model its `kind` names (`harness.records.attempt`)."
+    )
 
 
 class ReflectionInput(BaseModel):

@@ -1,4 +1,4 @@
-"""The Backend protocol and the registry that builds a backend from a ModelConfig by name."""
+"""The Backend protocol, the shipped backends' factories, and the one place a backend is built by its name."""
 
 from __future__ import annotations
 
@@ -6,12 +6,9 @@ from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from harness.errors import LLMError
+from harness.llm._backends import BACKENDS, BackendFactory
 from harness.llm._config import ModelConfig
 from harness.llm._types import LLMRequest, LLMResponse
-
-BackendFactory = Callable[[ModelConfig], "Backend"]
-
-_REGISTRY: dict[str, BackendFactory] = {}
 
 
 @runtime_checkable
@@ -28,23 +25,23 @@ def register_backend(name: str) -> Callable[[BackendFactory], BackendFactory]:
     """Register a factory under `name`; the factory imports its module itself, so optional deps load lazily."""
 
     def decorate(factory: BackendFactory) -> BackendFactory:
-        _REGISTRY[name] = factory
+        BACKENDS.register(name, factory)
         return factory
 
     return decorate
 
 
 def available_backends() -> list[str]:
-    """Registered backend names."""
-    return sorted(_REGISTRY)
+    """Registered backend names: the shipped ones, those registered and those of installed packages."""
+    return BACKENDS.names()
 
 
 def create_backend(config: ModelConfig) -> Backend:
     """A new backend instance for `config` (each call owns its own model or client)."""
-    factory = _REGISTRY.get(config.backend)
-    if factory is None:
+    if config.backend not in BACKENDS:
         raise LLMError(f"unknown backend {config.backend!r}; accepted: {', '.join(available_backends())}")
-    return factory(config)
+    backend: Backend = BACKENDS.get(config.backend)(config)
+    return backend
 
 
 def _missing_dependency(backend: str, error: ModuleNotFoundError, install: str) -> LLMError:
@@ -55,8 +52,7 @@ def _missing_dependency(backend: str, error: ModuleNotFoundError, install: str) 
     )
 
 
-@register_backend("openai")
-def _openai(config: ModelConfig) -> Backend:
+def openai_backend(config: ModelConfig) -> Backend:
     try:
         from harness.llm._openai import OpenAIBackend
     except ModuleNotFoundError as error:
@@ -64,8 +60,7 @@ def _openai(config: ModelConfig) -> Backend:
     return OpenAIBackend(config)
 
 
-@register_backend("llamacpp")
-def _llamacpp(config: ModelConfig) -> Backend:
+def llamacpp_backend(config: ModelConfig) -> Backend:
     try:
         from harness.llm._llamacpp import LlamaCppBackend
     except ModuleNotFoundError as error:

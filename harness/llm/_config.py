@@ -6,6 +6,10 @@ import os
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator
+from pydantic_core import PydanticCustomError
+
+from harness.llm._backends import BACKENDS
+from harness.records.registry import choices
 
 CacheMode = Literal["off", "record", "replay", "auto"]
 
@@ -26,7 +30,10 @@ class ModelConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(description="The config's name, e.g. 'qwen2.5-coder-1.5b', 'smollm2-135m', 'gpt-4o-mini'.")
-    backend: Literal["llamacpp", "openai"] = Field(description="Embedded llama.cpp, or any OpenAI-compatible API.")
+    backend: str = Field(
+        description="llamacpp: embedded llama.cpp; openai: any OpenAI-compatible API; or a backend an installed "
+        "package registers (`reflexion_harness.backends`)."
+    )
     model: str = Field(description="Embedded model key (llamacpp) or the API's model name (openai).")
     api: Literal["completion", "chat"] = Field(
         "completion",
@@ -56,6 +63,15 @@ class ModelConfig(BaseModel):
         description="Stop strings added to the completion requests this model sends as reflector. Reflexion's "
         "reflector had none (keep [] for API models); the embedded models run on into an imagined new episode.",
     )
+
+    @field_validator("backend", mode="before")
+    @classmethod
+    def _registered(cls, name: object) -> object:
+        # Refused in the words and type pydantic gives a Literal of the registered names.
+        if not isinstance(name, str) or name not in BACKENDS:
+            expected = choices(BACKENDS.names())
+            raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+        return name
 
     @field_validator("base_url")
     @classmethod

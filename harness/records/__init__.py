@@ -3,7 +3,8 @@
 `trial` holds TrialRecord, the manifest and the trial log; `log` the durable JSON-lines log every appending file
 uses (trials, the gate's files, the LLM cache: the lock, fsync, the rule for a last line without its newline, the
 rule for duplicates); `plan` a run's conditions x tasks x trials and the records outside it; `step`, `details`,
-`gate` and `usage` the models a record is made of; `canonical` the one JSON spelling ids and hashes are taken of.
+`gate` and `usage` the models a record is made of; `attempt` each domain's evidence by its `kind`; `canonical` the
+one JSON spelling ids and hashes are taken of; `registry` the one registry of names every pluggable part keeps.
 Models only, and the log: machinery (sandbox, gate store, LLM backends, actors) imports this package, never the
 reverse.
 """

@@ -9,7 +9,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.records.attempt import attempt_details
 
+
+@attempt_details
 class QuestionAttempt(BaseModel):
     """One trial of Reflexion's CoT agent: a Thought, then an Action, judged if it is Finish[answer]."""
 

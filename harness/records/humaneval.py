@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.records.attempt import attempt_details
+
 TestDropReason = Literal["syntax_error", "not_a_single_assert", "no_entry_point_call", "duplicate", "over_limit"]
 
 
@@ -168,6 +170,7 @@ class CodeSignals(BaseModel):
         return None
 
 
+@attempt_details
 class CodeAttempt(BaseModel):
     """One implementation, the internal tests it ran against, and what the sandbox said."""
 

@@ -12,10 +12,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harness.errors import RecordWriteError
+from harness.records.attempt import AttemptDetails
 from harness.records.calls import ModelCall
 from harness.records.details import ReflectionDetails
-from harness.records.hotpotqa import QuestionAttempt
-from harness.records.humaneval import CodeAttempt
 from harness.records.identity import ReflectionIdentity
 from harness.records.log import DurableLog
 from harness.records.step import Step
@@ -66,10 +65,11 @@ class TrialRecord(BaseModel):
         description="The reflection's task identity (on_task, off_task, vacuous) and the words that decided it, by "
         "the domain's identity rule when recorded; null without a reflection or before schema 4.",
     )
-    attempt_details: CodeAttempt | QuestionAttempt | None = Field(
+    attempt_details: AttemptDetails | None = Field(
         None,
-        description="HumanEval: internal tests, code, sandbox verdicts and signals; HotpotQA: the thought, the "
-        "parsed action and the answer; null on ALFWorld.",
+        description="The domain's evidence, the model its `kind` names (`harness.records.attempt`). HumanEval: "
+        "internal tests, code, sandbox verdicts and signals; HotpotQA: the thought, the parsed action and the "
+        "answer; null on ALFWorld.",
     )
     actor_model: str = Field(description="Identity of the actor model.")
     reflector_model: str = Field(description="Identity of the reflector model.")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from abc import ABC, abstractmethod
 from typing import Any, Callable, ClassVar, TypeVar
 
@@ -11,6 +13,7 @@ from harness.domains.base import ReflectionHooks, ReflectionInput
 from harness.llm.metering import MeteredLLM
 from harness.records.details import ReflectionDetails
 from harness.records.gate import Turn
+from harness.records.registry import Registry
 
 
 class GateAnswer(BaseModel):
@@ -59,7 +62,30 @@ class ReflectionSource(ABC):
         """The reflection for a failed trial (its text may be None), asking `domain` for what is domain-specific."""
 
 
-_REGISTRY: dict[str, type[ReflectionSource]] = {}
+def _import_shipped_sources() -> None:
+    # Every public module of harness/reflection: a source module registers itself (@register_source) as it loads,
+    # so a new one needs no line anywhere else.
+    package = importlib.import_module(__package__ or "harness.reflection")
+    for module in pkgutil.iter_modules(package.__path__):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"{package.__name__}.{module.name}")
+
+
+def _is_source(name: str, source: Any) -> str | None:
+    if not (isinstance(source, type) and issubclass(source, ReflectionSource)):
+        return "is not a ReflectionSource subclass"
+    if getattr(source, "name", None) != name:
+        return f"is not registered as {name!r}: decorate it with @register_source({name!r})"
+    return None
+
+
+SOURCES: Registry[type[ReflectionSource]] = Registry(
+    "reflection source",
+    group="reflexion_harness.sources",
+    discover=_import_shipped_sources,
+    check=_is_source,
+    unknown=lambda name, accepted: f"unknown reflection source {name!r}; accepted: {', '.join(accepted)}",
+)
 _S = TypeVar("_S", bound=type[ReflectionSource])
 
 
@@ -68,11 +94,8 @@ def register_source(name: str) -> Callable[[_S], _S]:
 
     def decorate(cls: _S) -> _S:
         cls.name = name
-        _REGISTRY[name] = cls
+        SOURCES.register(name, cls)
         return cls
 
     return decorate
 
-
-def registered_sources() -> dict[str, type[ReflectionSource]]:
-    return dict(_REGISTRY)

@@ -11,10 +11,8 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, ValidationError, field_validator
 
-from harness.domains.alfworld.config import AlfworldEnvConfig
-from harness.domains.hotpotqa.config import PROTOCOL_MEMORY_WINDOW as HOTPOTQA_MEMORY_WINDOW
-from harness.domains.hotpotqa.config import HotpotQAEnvConfig
-from harness.domains.humaneval.config import HumanEvalEnvConfig
+from harness.domains.registry import domain_specs
+from harness.domains.spec import DEFAULT_MEMORY_WINDOW
 from harness.errors import ConfigError
 from harness.llm import CacheConfig, ModelConfig
 from harness.run.tracking_settings import TrackingSettings
@@ -28,7 +26,15 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-EnvConfig = Annotated[Union[AlfworldEnvConfig, HumanEvalEnvConfig, HotpotQAEnvConfig], Field(discriminator="name")]
+# Every domain run.py can select: those whose spec has an env config, shipped or installed (read once, here).
+_SELECTABLE = [spec for spec in domain_specs() if spec.env_config is not None]
+ENV_NAMES = tuple(spec.name for spec in _SELECTABLE)
+# Reflexion's memory windows by domain: ALFWorld's actor reads the last 3 reflections, the programming loop only
+# the last, the HotpotQA agent all of them.
+PROTOCOL_MEMORY_WINDOW = {spec.name: spec.memory_window for spec in _SELECTABLE}
+_ENV_MODELS = tuple(spec.env_config for spec in _SELECTABLE)
+EnvConfig = Annotated[Union[_ENV_MODELS], Field(discriminator="name")] if len(_ENV_MODELS) > 1 else _ENV_MODELS[0]
+"""The env section: the config model of the domain its `name` selects."""
 
 
 class ConditionConfig(_Strict):
@@ -197,10 +203,6 @@ def _model(name: str | None, fallback: dict[str, Any], n_threads: int | None) ->
     return model
 
 
-ENV_NAMES = ("alfworld", "humaneval", "hotpotqa")
-# Reflexion's memory windows: ALFWorld's actor reads the last 3 reflections, the programming loop only the last,
-# the HotpotQA agent all of them.
-PROTOCOL_MEMORY_WINDOW = {"alfworld": 3, "humaneval": 1, "hotpotqa": HOTPOTQA_MEMORY_WINDOW}
 # Every top-level key validate_config reads; another (`+tirals=3`) would be silently ignored, so it is refused.
 TOP_LEVEL_KEYS = (
     "env",
@@ -262,7 +264,7 @@ def resolve_condition(
     run_actor: dict[str, Any],
     run_reflector: dict[str, Any],
     n_threads: int | None,
-    default_window: StrictInt = PROTOCOL_MEMORY_WINDOW["alfworld"],
+    default_window: StrictInt = DEFAULT_MEMORY_WINDOW,
 ) -> Condition:
     """One configs/strategy entry checked against the source registry and turned into a Condition."""
     from harness.reflection import available_sources, get_source
@@ -354,7 +356,7 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
         actor = _model(raw.get("actor_model"), raw["model"], n_threads)
         reflector = _model(raw.get("reflector_model"), raw["model"], n_threads)
         env_name = (raw.get("env") or {}).get("name") if isinstance(raw.get("env"), dict) else None
-        window = PROTOCOL_MEMORY_WINDOW.get(env_name, PROTOCOL_MEMORY_WINDOW["alfworld"])
+        window = PROTOCOL_MEMORY_WINDOW.get(env_name, DEFAULT_MEMORY_WINDOW)
         conditions = [
             resolve_condition(name, entry, actor, reflector, n_threads, window) for name, entry in strategies.items()
         ]

@@ -38,13 +38,13 @@ def test_a_record_without_an_attempt_names_nothing() -> None:
     assert reflection_spans(make_record(0, "add(1, 2) fails", task="HumanEval/0")) == []
 
 
-def test_the_registry_gives_each_shipped_domain_its_span_rule_and_others_none(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_registry_gives_each_shipped_domain_its_span_rule_and_others_none(request: pytest.FixtureRequest) -> None:
     assert mention_spans("humaneval") is reflection_spans
     alfworld = mention_spans("alfworld")
     assert alfworld is not None
     record = make_record(0, "Take the Mug and the mug 2.", task="pick_and_place_simple-Mug-None-Desk-308/trial_T1")
     assert [(s.start, s.variant) for s in alfworld(record)] == [(9, "strict"), (9, "normalized"), (21, "normalized")]
     assert mention_spans("no such domain") is None
-    monkeypatch.setattr(registry, "_REGISTERED", dict(registry._REGISTERED))
+    request.addfinalizer(lambda: registry.DOMAINS.unregister("spanless_test_domain"))
     register_domain("spanless_test_domain", lambda env: None)  # type: ignore[arg-type,return-value]
     assert mention_spans("spanless_test_domain") is None
