@@ -17,7 +17,6 @@ from harness.errors import ConfigError
 from harness.llm import ModelConfig
 from harness.reflection import available_sources, get_source
 from harness.run.config import (
-    CONFIG_DIR,
     ConditionConfig,
     ExperimentConfig,
     LLMSettings,
@@ -28,6 +27,7 @@ from harness.run.config import (
     SamplingSettings,
     TOP_LEVEL_KEYS,
 )
+from harness.run.config_dirs import option_files
 from harness.run.tracking_settings import TrackingSettings
 
 STRATEGY = "strategy"
@@ -65,9 +65,9 @@ TOP_LEVEL: Level = {key: SECTION_MODELS.get(key, []) for key in TOP_LEVEL_KEYS}
 
 
 def _condition_level(name: str) -> Level:
-    """A condition's keys; its options are its source's (from configs/strategy/<name>.yaml), else any source's."""
-    path = CONFIG_DIR / STRATEGY / f"{name}.yaml"
-    entry = (yaml.safe_load(path.read_text()) or {}).get(name) if path.is_file() else None
+    """A condition's keys; its options are its source's (from its strategy/<name>.yaml), else any source's."""
+    path = option_files(STRATEGY).get(name)
+    entry = (yaml.safe_load(path.read_text()) or {}).get(name) if path is not None else None
     source = entry.get("source") if isinstance(entry, dict) else None
     sources = [source] if source in available_sources() else available_sources()
     return {**_fields([ConditionConfig]), OPTIONS: [get_source(s).Options for s in sources]}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override, OverrideType
 from hydra.errors import OverrideParseException
@@ -9,6 +11,7 @@ from hydra.errors import OverrideParseException
 from harness.cli.config_keys import check_setting
 from harness.errors import ConfigError, HarnessError, fail
 from harness.run.config import CONFIG_GROUPS, available_options, check_group_choice
+from harness.run.config_dirs import add_config_dirs, search_path_entry
 
 ROLE_MODEL_KEYS = ("actor_model", "reflector_model")
 # Hydra's options that take a value: the word after one is that value, not an override.
@@ -66,9 +69,30 @@ def normalize_override(argument: str) -> str:
     return f"++{key}={argument.split('=', 1)[1]}"
 
 
+def user_config_dirs(arguments: list[str]) -> list[Path]:
+    """The config folders the command line adds: `--config-dir DIR` (`-cd DIR`, `--config-dir=DIR`) and the
+    `file://` (or plain) entries of `hydra.searchpath=[...]`."""
+    folders: list[Path] = []
+    for index, argument in enumerate(arguments):
+        if argument in ("--config-dir", "-cd") and index + 1 < len(arguments):
+            folders.append(Path(arguments[index + 1]).expanduser().resolve())
+        elif argument.startswith("--config-dir="):
+            folders.append(Path(argument.split("=", 1)[1]).expanduser().resolve())
+        elif argument.lstrip("+").startswith("hydra.searchpath="):
+            value = _parse(argument).value()
+            entries = value if isinstance(value, list) else [value]
+            folders += [f for f in (search_path_entry(str(e)) for e in entries) if f is not None]
+    return folders
+
+
 def preflight(arguments: list[str]) -> list[str]:
     """The command line with every override checked and normalized, before Hydra composes: a typo costs one
-    sentence and exit code 2, not a traceback, and a setting missing from the YAML files needs no `+`."""
+    sentence and exit code 2, not a traceback, and a setting missing from the YAML files needs no `+`. The config
+    folders it names are searched for options as Hydra will."""
+    try:
+        add_config_dirs(user_config_dirs(arguments))
+    except HarnessError as error:
+        fail(error)
     checked = []
     for index, argument in enumerate(arguments):
         after_option = index > 0 and arguments[index - 1] in VALUE_OPTIONS and "=" not in argument

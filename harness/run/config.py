@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args
 
@@ -15,9 +14,9 @@ from harness.domains.registry import domain_specs
 from harness.domains.spec import DEFAULT_MEMORY_WINDOW
 from harness.errors import ConfigError
 from harness.llm import CacheConfig, ModelConfig
+from harness.run.config_dirs import option_files
 from harness.run.tracking_settings import TrackingSettings
 
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 _Model = TypeVar("_Model", bound=BaseModel)
 CONFIG_GROUPS = ("env", "model", "strategy", "experiment", "tracking")
 
@@ -179,8 +178,8 @@ class RunConfig(_Strict):
 
 
 def available_options(group: str) -> list[str]:
-    """The option names of a Hydra config group, from its yaml files."""
-    return sorted(path.stem for path in (CONFIG_DIR / group).glob("*.yaml"))
+    """The option names of a Hydra config group, from its yaml files in every config folder."""
+    return list(option_files(group))
 
 
 def check_group_choice(group: str, choice: str) -> None:
@@ -193,7 +192,7 @@ def check_group_choice(group: str, choice: str) -> None:
 def load_model_config(name: str) -> dict[str, Any]:
     """A model option by name, as the `actor_model=`/`reflector_model=` overrides select it."""
     check_group_choice("model", name)
-    return OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "model" / f"{name}.yaml"), resolve=True)  # type: ignore[return-value]
+    return OmegaConf.to_container(OmegaConf.load(option_files("model")[name]), resolve=True)  # type: ignore[return-value]
 
 
 def _model(name: str | None, fallback: dict[str, Any], n_threads: int | None) -> dict[str, Any]:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from harness.run.config import CONFIG_DIR, RunConfig, validate_config
+from harness.run.config_dirs import CONFIG_DIR
+from harness.run.config import RunConfig, validate_config
 from harness.errors import ConfigError
 
 
