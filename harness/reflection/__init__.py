@@ -12,6 +12,7 @@ from harness.domains.base import ReflectionHooks, ReflectionInput
 from harness.reflection._base import SOURCES, GateAnswer, Reflection, ReflectionSource, register_source
 from harness.records.details import ExtractedSignals, ReflectionDetails, TemplateParts
 
+
 def available_sources() -> list[str]:
     """Names of every registered reflection source."""
     return SOURCES.names()
