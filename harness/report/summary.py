@@ -6,7 +6,7 @@ from pydantic import BaseModel, Field
 
 from harness.domains.registry import identity_note, mention_note
 from harness.run.config import RunConfig
-from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, condition_usage
+from harness.metrics.cost import ConditionPrices, UsageTotals, condition_usage
 from harness.metrics.run import RunMetrics
 from harness.metrics.served import Drift, length_stops, length_stops_sentence, served_drift
 from harness.records import RunPlan, TrialRecord, describe_outside, split_by_plan
@@ -84,7 +84,9 @@ def summarize(records: list[TrialRecord], plan: RunPlan, prices: dict[str, Condi
     )
 
 
-def summary_document(summary: RunSummary, metrics: RunMetrics, config: RunConfig) -> Document:
+def summary_document(
+    summary: RunSummary, metrics: RunMetrics, config: RunConfig, prices: dict[str, ConditionPrices]
+) -> Document:
     names = ", ".join(c.name for c in config.conditions)
     items = [
         f"run models: actor {config.actor.name}, reflector {config.reflector.name}",
@@ -111,18 +113,19 @@ def summary_document(summary: RunSummary, metrics: RunMetrics, config: RunConfig
     notes = [note] if (note := mention_note(config.env.name)) else []
     identity = [note] if (note := identity_note(config.env.name)) else []
     usage = [(c.condition, c.usage) for c in summary.conditions]
-    prices = condition_prices(config.model_dump(mode="json")).values()
     return Document(
         f"Run summary: {names} on {config.env.name}",
         [
             BulletList(items),
             Section("Conditions", conditions_table(metrics.conditions, notes, identity, metrics.thresholds)),
             Section("Reflection repetition per task", rrr_grid(metrics.conditions)),
-            Section("Tokens and estimated cost", usage_table(usage, prices)),
+            Section("Tokens and estimated cost", usage_table(usage, prices.values())),
         ],
     )
 
 
-def summary_markdown(summary: RunSummary, metrics: RunMetrics, config: RunConfig) -> str:
-    """summary.md."""
-    return render_markdown(summary_document(summary, metrics, config))
+def summary_markdown(
+    summary: RunSummary, metrics: RunMetrics, config: RunConfig, prices: dict[str, ConditionPrices]
+) -> str:
+    """summary.md; `prices` are the ones `summarize` costed the conditions at."""
+    return render_markdown(summary_document(summary, metrics, config, prices))

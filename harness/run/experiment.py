@@ -142,11 +142,12 @@ class Experiment:
         write_manifest(self.run_dir, manifest)
         if self.trial_log.records:
             log.info("resuming: %d trial(s) already recorded", len(self.trial_log.records))
+        prices = condition_prices(self.resolved)  # the progress line's cost so far and the summary's
         progress = Progress(
             self.settings.trials,
             self.config.progress,
             interval_s=self.config.progress_interval_s,
-            prices=condition_prices(self.resolved),
+            prices=prices,
         )
         try:
             run_loop(self.domain, self.conditions, self.trial_log, self.settings, progress, stop)
@@ -161,8 +162,8 @@ class Experiment:
             thresholds = Thresholds.model_validate(self.config.metrics.model_dump())
             metrics = run_metrics(records, self.plan, targets, self.domain.mentions, self.domain.identity, thresholds)
             write_metrics(self.run_dir, metrics)
-            summary = summarize(records, self.plan, condition_prices(self.resolved))
-            (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config))
+            summary = summarize(records, self.plan, prices)
+            (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config, prices))
         except BaseException as error:
             if isinstance(error, (RunDirLostError, LogChangedError)):
                 raise  # the directory may be another process's now: nothing more is written into it
