@@ -2,7 +2,7 @@
 
 from harness.report._combine import COMBINING_RULE, ReportCondition, combine
 from harness.report._report import REPORT_FILE, write_report
-from harness.report._runs import ReportInputError, RunData, load_runs
+from harness.report._runs import ReportInputError, RunData, finished_run, load_runs
 from harness.report._stats import Share
 from harness.report._threshold_plot import THRESHOLD_CURVES, plot_threshold_curves
 
@@ -15,6 +15,7 @@ __all__ = [
     "Share",
     "THRESHOLD_CURVES",
     "combine",
+    "finished_run",
     "load_runs",
     "plot_threshold_curves",
     "write_report",

@@ -21,7 +21,7 @@ from harness.report._plots import (
     plot_semantic_vs_rrr,
     plot_solved_and_mention,
 )
-from harness.report._runs import ReportInputError, load_runs
+from harness.report._runs import ReportInputError, RunData, load_runs
 from harness.report._semantic import SemanticReport, semantic_report
 from harness.report._stats import condition_shares
 from harness.report._threshold_plot import THRESHOLD_CURVES, plot_threshold_curves
@@ -47,8 +47,12 @@ def write_report(
     html: bool = True,
     appendix: Sequence[Block] = (),
     title: str | None = None,
+    runs: Sequence[RunData] | None = None,
 ) -> Path:
     """Read the runs, combine their conditions, draw the plots and write report.md into `out_dir`; return its path.
+
+    `runs`, when given, are the runs of `run_dirs` already in memory (a run reporting itself at its end), so
+    nothing is read back.
 
     With `embeddings`, semantic RRR at `semantic_threshold` is measured beside RRR (from the runs' trials.jsonl).
     The paired effects against the control go into the document and into effects.json beside report.md.
@@ -56,7 +60,7 @@ def write_report(
     `appendix` (blocks) ends both; `title` replaces the one naming the runs' directories.
     """
     formats: tuple[ReportFormat, ...] = ("md", "html") if html else ("md",)
-    return write_formats(run_dirs, out_dir, formats, embeddings, semantic_threshold, appendix, title)[0]
+    return write_formats(run_dirs, out_dir, formats, embeddings, semantic_threshold, appendix, title, runs)[0]
 
 
 def write_formats(
@@ -67,12 +71,13 @@ def write_formats(
     semantic_threshold: float = SEMANTIC_THRESHOLD,
     appendix: Sequence[Block] = (),
     title: str | None = None,
+    runs: Sequence[RunData] | None = None,
 ) -> list[Path]:
     """The report in each of `formats` (REPORT_FORMATS) into `out_dir`, and effects.json; the paths written, the
     document's first. md: report.md; html: report.html; csv and latex: the condition, per-task, effects and exact
     test tables (harness.report.data_tables), built from the same figures as the document. The plots are drawn
-    for md and html."""
-    runs = load_runs(run_dirs)
+    for md and html. `runs` as for write_report."""
+    runs = list(runs) if runs is not None else load_runs(run_dirs)
     conditions = combine(runs)
     if not conditions:
         raise ReportInputError(f"the runs {', '.join(r.name for r in runs)} hold no condition to report.")

@@ -194,6 +194,27 @@ def load_run(run_dir: Path, name: str) -> RunData:
     )
 
 
+def finished_run(
+    run_dir: Path, manifest: Manifest, records: Sequence[TrialRecord], plan: RunPlan, metrics: RunMetrics
+) -> RunData:
+    """A run the harness has just written, as it holds it in memory (the metrics it wrote into metrics.json, the
+    manifest and records it wrote): the report at a run's end reads nothing back from disk."""
+    held, outside = split_by_plan(list(records), plan)
+    prices = with_unpriced(held, condition_prices(manifest.config))
+    return RunData(
+        name=run_names([run_dir])[0],
+        path=run_dir,
+        metrics=metrics,
+        metrics_source=METRICS_FILE,
+        domain=run_domain(manifest) or domain_of_tasks([r.task_id for r in held]),
+        status=manifest.status,
+        prices=prices,
+        usage=run_usage(held, prices),
+        records=held,
+        outside_plan=outside,
+    )
+
+
 def run_names(run_dirs: Sequence[Path]) -> list[str]:
     """Each directory's name, with as many parent folders as it takes to tell them apart."""
     resolved = [Path(d).resolve() for d in run_dirs]

@@ -19,7 +19,7 @@ from harness.metrics.run import run_metrics, write_metrics
 from harness.metrics.thresholds import Thresholds
 from harness.records import Manifest, RunPlan, TrialLog, write_manifest
 from harness.reflection import ReflectionSource, get_source
-from harness.report import write_report
+from harness.report import finished_run, write_report
 from harness.report.summary import SUMMARY_FILE, RunSummary, summarize, summary_markdown
 from harness.errors import LogChangedError, RecordWriteError, RunDirLostError, RunInterrupted
 from harness.run.interrupt import StopRequest, stop_on_signals
@@ -181,9 +181,11 @@ class Experiment:
             raise
         ended = {"status": "finished", "ended_at": datetime.now(timezone.utc), "records": len(self.trial_log.records)}
         self.lock.ensure_held()
-        write_manifest(self.run_dir, manifest.model_copy(update=ended))
-        # The report shows the manifest's status, so it comes after; `python -m harness.report` redoes it.
-        write_report([self.run_dir], self.run_dir)
+        finished = manifest.model_copy(update=ended)
+        write_manifest(self.run_dir, finished)
+        # The report shows the manifest's status, so it comes after; `python -m harness.report` redoes it from disk.
+        written = finished_run(self.run_dir, finished, records, self.plan, metrics)
+        write_report([self.run_dir], self.run_dir, runs=[written])
         track_run(self.config.tracking, self.resolved, self.run_dir, metrics)  # after every file it copies; off by default
         return summary
 
