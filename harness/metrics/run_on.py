@@ -187,11 +187,15 @@ FIX = (
 )
 
 
+WARNING = "WARNING:"
+
+
 def run_on_warning(condition: str, counts: RunOnCounts) -> str | None:
-    """One WARNING sentence naming the condition, its counts and the fix; None when it has neither."""
+    """The warning's sentence, naming the condition, its counts and the fix (summary.md, report.md and the run log
+    put it behind their WARNING); None when the condition has neither."""
     if not counts.any:
         return None
     return (
-        f"WARNING: {condition}: {counts.hit_limit} of {counts.reflections} reflection(s) hit the token limit and "
+        f"{condition}: {counts.hit_limit} of {counts.reflections} reflection(s) hit the token limit and "
         f"{counts.ran_on} ran on past their end into memory; {FIX}."
     )

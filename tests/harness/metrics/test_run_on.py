@@ -138,5 +138,5 @@ def test_records_are_counted_by_their_reflector_calls_and_text() -> None:
 def test_the_warning_names_the_condition_the_counts_and_the_fix() -> None:
     assert run_on_warning("self_diagnosis", RunOnCounts(reflections=9, limit_unrecorded=9)) is None
     warning = run_on_warning("self_diagnosis", RunOnCounts(reflections=9, hit_limit=2, ran_on=3))
-    assert warning is not None and warning.startswith("WARNING: self_diagnosis: 2 of 9")
+    assert warning is not None and warning.startswith("self_diagnosis: 2 of 9 reflection(s) hit the token limit")
     assert "3 ran on" in warning and "model.reflector_stop" in warning and "--n_ctx 8192" in warning
