@@ -75,6 +75,12 @@ SKIP: dict[str, str] = {
     "python -m harness.audit --env-to-game my_mapping.json --out results/audit-alt": READERS_FILE,
     "python -m harness.audit --html": "the audit above again plus audit.html, 37 s here; tests/harness/audit/"
     "test_audit_html.py writes and checks the page",
+    # docs/local-servers.md
+    "python -m llama_cpp.server --model /path/to/model.gguf --n_ctx 8192 --host 127.0.0.1 --port 8000 "
+    "--model_alias local-model --n_threads 4": LOCAL_SERVER,
+    "OPENAI_API_KEY=none python run.py model=openai-compatible model.base_url=http://127.0.0.1:8000/v1 "
+    "model.model=local-model $'model.reflector_stop=[\"You are in the middle of a room\",\"\\n> \",\"\\nSTATUS:\","
+    "\"\\nNew plan:\"]'": LOCAL_SERVER,
     # docs/tracking.md
     'pip install -e ".[tracking]"': INSTALL,
     "python run.py tracking=mlflow": EMBEDDED,

@@ -73,6 +73,17 @@ class ModelConfig(BaseModel):
             raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
         return name
 
+    @field_validator("reflector_stop")
+    @classmethod
+    def _real_newlines(cls, stops: list[str]) -> list[str]:
+        # Hydra keeps a typed \n as backslash and n: such a stop never matches, and the run would go on unstopped.
+        if any("\\n" in stop for stop in stops):
+            raise ValueError(
+                "a stop string holds a backslash and n where a newline is meant (Hydra keeps \\n as typed); put the "
+                "newline itself in, e.g. in bash $'model.reflector_stop=[\"\\n> \"]'"
+            )
+        return stops
+
     @field_validator("base_url")
     @classmethod
     def _http_url(cls, url: str | None) -> str | None:

@@ -18,6 +18,7 @@ from harness.metrics.fisher import PairwiseFisher, pairwise_fisher
 from harness.metrics.spearman import SPEARMAN_CONVENTIONS, SpearmanResult, spearman_rrr_vs_trials
 from harness.metrics.identity import IdentityCounts, identity_counts
 from harness.metrics.repeats import pool_repeats, spearman_pairs
+from harness.metrics.run_on import RunOnCounts, run_on_counts
 from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from harness.records import OutsidePlan, RunPlan, TrialRecord, split_by_plan
 from harness.records.identity import ReflectionIdentity
@@ -36,6 +37,11 @@ class ConditionReport(BaseModel):
     totals: ConditionMetrics = Field(description="Counts with their denominators.")
     spearman: list[SpearmanResult] = Field(description="RRR vs trials played, under each convention.")
     tasks: list[TaskMetrics] = Field(description="Per task, in task order.")
+    run_on: RunOnCounts | None = Field(
+        None,
+        description="Reflections that hit the token limit or ran on past their end, over every repeat "
+        "(harness.metrics.run_on); None in a metrics.json written before they were counted.",
+    )
 
 
 class RunMetrics(BaseModel):
@@ -118,6 +124,7 @@ def condition_report(
         totals=condition_metrics(tasks),
         spearman=[spearman_rrr_vs_trials(pairs, convention) for convention in SPEARMAN_CONVENTIONS],
         tasks=tasks,
+        run_on=run_on_counts(mine),
     )
 
 

@@ -1,5 +1,5 @@
-"""What the servers said about their answers: a served model or fingerprint that changed mid-run, and answers
-cut at the token limit."""
+"""What the servers said about themselves: a served model or fingerprint that changed mid-run. (Answers cut at the
+token limit are harness.metrics.run_on's.)"""
 
 from __future__ import annotations
 
@@ -65,22 +65,3 @@ def served_drift(records: Sequence[TrialRecord]) -> list[Drift]:
                     Drift(condition=condition, role=role, field=field, values=values, first_trial=trial, first_task=task)
                 )
     return drifts
-
-
-def length_stops(records: Sequence[TrialRecord]) -> dict[str, tuple[int, int]]:
-    """Per condition (in first-seen order): reflector calls that ended at the token limit, of all its reflector
-    calls; conditions with none at the limit are left out."""
-    counts: dict[str, tuple[int, int]] = {}
-    for record in records:
-        reflector = [call for call in record.calls if call.role == "reflector"]
-        cut, total = counts.get(record.condition, (0, 0))
-        counts[record.condition] = (cut + sum(c.finish_reason == "length" for c in reflector), total + len(reflector))
-    return {condition: count for condition, count in counts.items() if count[0]}
-
-
-def length_stops_sentence(stops: dict[str, tuple[int, int]]) -> str | None:
-    """One line naming the reflections cut at the token limit, or None when there were none."""
-    if not stops:
-        return None
-    parts = ", ".join(f"{condition} {cut} of {total}" for condition, (cut, total) in stops.items())
-    return f"reflector answers that hit the token limit (finish_reason 'length'): {parts}"

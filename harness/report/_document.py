@@ -22,6 +22,7 @@ from harness.report._cost_section import cost_section
 from harness.report._effects_section import effects_section
 from harness.report._fisher_section import fisher_section
 from harness.report._plots import RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION
+from harness.report._run_on_section import run_on_rows, run_on_section
 from harness.report._runs import RunData
 from harness.report._semantic import SemanticReport
 from harness.report._semantic_section import semantic_section
@@ -165,6 +166,7 @@ def report_document(
         Paragraph("Written by ", Code("python -m harness.report"), " from the runs' records; nothing was rerun."),
         runs_section(runs, out_dir),
         conditions_section(runs, conditions, table),
+        run_on_section(run_on_rows(runs)),
         plots_section(table),
         threshold_section(runs, curves, report_thresholds(runs)),
         fisher_section(fisher),

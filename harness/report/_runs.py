@@ -153,9 +153,17 @@ def _stale(metrics: RunMetrics, held: Sequence[TrialRecord], plan: RunPlan, meas
     if _coverage(metrics) != _records_coverage(held):
         covered = sum(trials for trials, _ in _coverage(metrics).values())
         return f"{METRICS_FILE} covers {covered} record(s) and disagrees with trials.jsonl's {len(held)}"
-    if metrics != measured:
+    if metrics != _as_written(measured, metrics):
         return f"{METRICS_FILE} disagrees with what its records measure"
     return None
+
+
+def _as_written(measured: RunMetrics, written: RunMetrics) -> RunMetrics:
+    """`measured` without the run-on counts of conditions a metrics.json written before them lacks: lacking them
+    does not make it disagree (the report shows the measured counts either way)."""
+    lacking = {c.condition for c in written.conditions if c.run_on is None}
+    conditions = [c.model_copy(update={"run_on": None}) if c.condition in lacking else c for c in measured.conditions]
+    return measured.model_copy(update={"conditions": conditions})
 
 
 def load_run(run_dir: Path, name: str) -> RunData:

@@ -8,9 +8,11 @@ from harness.domains.registry import identity_note, mention_note
 from harness.run.config import RunConfig
 from harness.metrics.cost import ConditionPrices, UsageTotals, condition_usage
 from harness.metrics.run import RunMetrics
-from harness.metrics.served import Drift, length_stops, length_stops_sentence, served_drift
+from harness.metrics.run_on import RunOnCounts
+from harness.metrics.served import Drift, served_drift
 from harness.records import RunPlan, TrialRecord, describe_outside, split_by_plan
 from harness.report.cost_table import usage_table
+from harness.report._run_on_section import warning_blocks
 from harness.report.document import BulletList, Document, Section, render_markdown
 from harness.report.tables import conditions_table, rrr_grid
 
@@ -43,9 +45,6 @@ class RunSummary(BaseModel):
     llm_s: float
     wall_s: float
     drift: list[Drift] = Field(default_factory=list, description="Served models or fingerprints changed mid-run.")
-    length_stops: dict[str, tuple[int, int]] = Field(
-        default_factory=dict, description="Per condition: reflector answers cut at the token limit, of all."
-    )
 
 
 def condition_summary(
@@ -80,7 +79,17 @@ def summarize(records: list[TrialRecord], plan: RunPlan, prices: dict[str, Condi
         llm_s=round(sum(r.timing.llm_s for r in held), 2),
         wall_s=round(sum(r.timing.wall_s for r in held), 2),
         drift=served_drift(held),
-        length_stops=length_stops(held),
+    )
+
+
+def reflection_ends(counts: RunOnCounts | None) -> str:
+    """A condition's reflector answers by how they ended, for its summary line."""
+    if counts is None:
+        return ""
+    unrecorded = f", finish_reason unrecorded: {counts.limit_unrecorded}" if counts.limit_unrecorded else ""
+    return (
+        f" (reflector answers: {counts.reflections}; at the token limit: {counts.hit_limit}; ran on past their end: "
+        f"{counts.ran_on}{unrecorded})"
     )
 
 
@@ -88,6 +97,7 @@ def summary_document(
     summary: RunSummary, metrics: RunMetrics, config: RunConfig, prices: dict[str, ConditionPrices]
 ) -> Document:
     names = ", ".join(c.name for c in config.conditions)
+    ends = {c.condition: c.run_on for c in metrics.conditions}
     items = [
         f"run models: actor {config.actor.name}, reflector {config.reflector.name}",
         f"tasks: {summary.conditions[0].tasks if summary.conditions else 0}; trials: {summary.trials}; "
@@ -99,7 +109,7 @@ def summary_document(
         by_trial = ", ".join(f"trial {t}: {n}" for t, n in enumerate(c.solved_by_trial))
         items.append(
             f"{c.condition}: solved {c.solved}/{c.tasks} (cumulative by trial: {by_trial}); "
-            f"reflections written: {c.reflections}"
+            f"reflections written: {c.reflections}{reflection_ends(ends.get(c.condition))}"
         )
     items += [
         f"LLM calls: {summary.llm_calls} ({summary.cache_hits} from cache); "
@@ -108,14 +118,13 @@ def summary_document(
         f"trial wall time: {summary.wall_s}",
     ]
     items += [drift.sentence() for drift in summary.drift]
-    if (cut := length_stops_sentence(summary.length_stops)) is not None:
-        items.append(cut)
     notes = [note] if (note := mention_note(config.env.name)) else []
     identity = [note] if (note := identity_note(config.env.name)) else []
     usage = [(c.condition, c.usage) for c in summary.conditions]
     return Document(
         f"Run summary: {names} on {config.env.name}",
         [
+            *warning_blocks([(c.condition, c.run_on) for c in metrics.conditions]),
             BulletList(items),
             Section("Conditions", conditions_table(metrics.conditions, notes, identity, metrics.thresholds)),
             Section("Reflection repetition per task", rrr_grid(metrics.conditions)),

@@ -28,6 +28,7 @@ from harness.run.loop import ConditionRun, LoopSettings, run_loop
 from harness.run.progress import Progress
 from harness.run.provenance import git_commit, package_versions
 from harness.run.resume import GATE_DIR, resume_config
+from harness.run.run_on_watch import warn_run_on_totals
 from harness.run.tracking import track_run
 
 log = logging.getLogger(__name__)
@@ -162,6 +163,7 @@ class Experiment:
             thresholds = Thresholds.model_validate(self.config.metrics.model_dump())
             metrics = run_metrics(records, self.plan, targets, self.domain.mentions, self.domain.identity, thresholds)
             write_metrics(self.run_dir, metrics)
+            warn_run_on_totals(metrics)
             summary = summarize(records, self.plan, prices)
             (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config, prices))
         except BaseException as error:

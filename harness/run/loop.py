@@ -22,6 +22,7 @@ from harness.run.config import RoleSampling, SamplingSettings
 from harness.run.interrupt import STOP_GRACE_S, StopRequest
 from harness.run.memory import memory_window
 from harness.run.progress import Progress
+from harness.run.run_on_watch import RunOnWatch
 from harness.run.sampling import sampled
 from harness.run.trial_count import TrialCount
 from harness.run.workers import play_side_by_side
@@ -290,10 +291,12 @@ def run_loop(
     """
     stop = stop or StopRequest()
     abandoned = threading.Event()
+    watch = RunOnWatch()
 
     def record(finished: TrialRecord) -> None:
         trial_log.append(finished)
         progress.trial_done(finished)
+        watch.saw(finished)
 
     finished_after_stop = 0
     try:

@@ -80,7 +80,8 @@ def test_records_carry_every_call_and_the_summary_names_the_drift(tmp_path: Path
     )
     assert "self_diagnosis, reflector: the system fingerprint changed mid-run, from 'fp_1' to 'fp_2'" in summary
     assert "self_diagnosis, reflector: the served model" not in summary
-    assert "(finish_reason 'length'): self_diagnosis 1 of 2" in summary
+    assert "(reflector answers: 2; at the token limit: 1; ran on past their end: 0)" in summary
+    assert "**WARNING:** self_diagnosis: 1 of 2 reflection(s) hit the token limit" in summary
 
     # A replay answers from the cache: the same calls, said by the cache, and no request reaches a server.
     with ScriptedServer([]) as silent:
@@ -96,7 +97,8 @@ def test_a_steady_server_says_no_drift(tmp_path: Path) -> None:
     with ScriptedServer(script) as server:
         run_dir = run(server.base_url, tmp_path, "run", "auto")
     summary = (run_dir / "summary.md").read_text()
-    assert "changed mid-run" not in summary and "finish_reason 'length'" not in summary
+    assert "changed mid-run" not in summary and "WARNING" not in summary
+    assert "at the token limit: 0; ran on past their end: 0" in summary
     assert {c.served_model for r in read_trials(run_dir) for c in r.calls} == {"served-a-0613"}
 
 

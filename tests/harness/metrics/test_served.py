@@ -1,8 +1,8 @@
-"""Drift of the served model or fingerprint, and answers cut at the token limit, found from the records' calls."""
+"""Drift of the served model or fingerprint, found from the records' calls."""
 
 from __future__ import annotations
 
-from harness.metrics.served import length_stops, length_stops_sentence, served_drift
+from harness.metrics.served import served_drift
 from harness.records import TrialRecord
 from harness.records.calls import ModelCall
 from tests.harness.factories import make_record
@@ -49,17 +49,3 @@ def test_a_model_changed_mid_run_is_named_with_its_values_and_first_trial() -> N
     assert drifts[0].sentence() == (
         "self_diagnosis, actor: the served model changed mid-run, from 'm-0613' to 'm-0125', first in trial 1 (task b)."
     )
-
-
-def test_answers_at_the_token_limit_are_counted_per_condition_for_the_reflector_only() -> None:
-    records = [
-        with_calls(0, "a", call("actor", "m", finish="length"), call("reflector", "m", finish="length")),
-        with_calls(1, "a", call("reflector", "m", finish="stop")),
-        with_calls(0, "a", call("reflector", "m"), condition="no_memory"),
-    ]
-    stops = length_stops(records)
-    assert stops == {"self_diagnosis": (1, 2)}
-    assert length_stops_sentence(stops) == (
-        "reflector answers that hit the token limit (finish_reason 'length'): self_diagnosis 1 of 2"
-    )
-    assert length_stops_sentence(length_stops(records[1:])) is None

@@ -69,6 +69,8 @@ def test_cache_settings_come_from_llm_cache() -> None:
         ("strategy.self_diagnosis.source=oracle", "strategy.self_diagnosis.source = 'oracle' is not a reflection"),
         ("strategy.self_diagnosis.memory_window=-1", "strategy.self_diagnosis.memory_window = -1 is invalid"),
         ("+strategy.self_diagnosis.options.depth=3", "strategy.self_diagnosis.options.depth = 3 is invalid"),
+        # Hydra keeps a typed \n as two characters: a stop that never matches is refused, not sent.
+        ('model.reflector_stop=["\\n> "]', "holds a backslash and n where a newline is meant"),
     ],
 )
 def test_invalid_values_get_one_sentence(override: str, needle: str) -> None:
