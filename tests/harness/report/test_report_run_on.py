@@ -17,7 +17,8 @@ from harness.records.calls import ModelCall
 from harness.report import load_runs, write_report
 from harness.report.html import HTML_FILE
 from harness.report.summary import summarize, summary_markdown
-from harness.run.config import CONFIG_DIR, validate_config
+from harness.run.config import validate_config
+from harness.run.config_dirs import CONFIG_DIR
 from tests.harness.factories import make_record
 from tests.harness.report.test_report import manifest_of
 
@@ -119,8 +120,8 @@ def test_summary_md_carries_the_counts_and_the_warning() -> None:
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         config = validate_config(compose(config_name="config", overrides=overrides))
     metrics = run_metrics(records(), plan(), {MUG: "Mug"}, identity=record_identity)
-    summary = summarize(records(), plan(), condition_prices(config.model_dump(mode="json")))
-    text = summary_markdown(summary, metrics, config)
+    prices = condition_prices(config.model_dump(mode="json"))
+    text = summary_markdown(summarize(records(), plan(), prices), metrics, config, prices)
     assert text.count("**WARNING:**") == 1 and "**WARNING:** self_diagnosis: 1 of 3" in text
     assert "reflections written: 3 (reflector answers: 3; at the token limit: 1; ran on past their end: 1)" in text
     assert FIX in text and "docs/local-servers.md" in text
