@@ -24,8 +24,6 @@ class UnknownSweeperError(HarnessError):
     """The sweep's jobs cannot be listed before they run: another sweeper than the basic one plans them."""
 
 
-
-
 def task_config(config: DictConfig) -> DictConfig:
     """The config the run's code sees: without the `hydra` node (as Hydra's run_job hands it over)."""
     task = copy.deepcopy(config)

@@ -42,7 +42,6 @@ from harness.records.validation_reason import validation_reason
 Model = TypeVar("Model", bound=BaseModel)
 
 
-
 @dataclass(frozen=True)
 class Repair:
     """What repair() did to the end of a log."""

@@ -21,6 +21,7 @@ from harness.errors import HarnessError
 
 T = TypeVar("T")
 
+
 class UnknownNameError(HarnessError, ValueError):
     """A name no entry of a registry has; the message lists the accepted ones."""
 

@@ -19,7 +19,6 @@ from harness.metrics.semantic import add_semantic_options, semantic_cache
 from harness.run.run_dir import check_output_dir
 
 
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m harness.report", description=__doc__)
     parser.add_argument(

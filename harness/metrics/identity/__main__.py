@@ -17,7 +17,6 @@ from harness.domains.registry import line_identity
 from harness.errors import HarnessError, fail
 
 
-
 class IdentityInputError(HarnessError):
     """A line of the command's input that cannot be labelled."""
 

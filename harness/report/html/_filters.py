@@ -33,7 +33,6 @@ def _conditions(name: str, conditions: Sequence[str], counts: Counter[str]) -> s
     return f'<fieldset id="f-cond"><legend>{esc(name)}</legend><select>{every}{options}</select></fieldset>'
 
 
-
 def filters_html(condition_name: str, conditions: Sequence[str], groups: Sequence[Group]) -> str:
     counts = Counter(group.condition for group in groups)
     parts = [

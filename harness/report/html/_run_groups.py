@@ -23,6 +23,7 @@ from harness.records.identity import ReflectionIdentity
 from harness.report.html._details import record_blocks
 from harness.report.html._model import Entry, Group, Mention, Nearest
 
+
 class _Rules:
     """The domain's mention rules, or none when the run's domain is unknown or its rules refuse a task."""
 
