@@ -1,4 +1,10 @@
-"""Typed errors the harness raises on purpose, and the one way a command turns one into a sentence and an exit code."""
+"""Typed errors the harness raises on purpose, and the one way a command turns one into a sentence and an exit code.
+
+A sentence quotes paths, overrides and library messages that echo them, so it is printed with its control
+characters shown, never acted on. The table that shows them sits here, at the bottom of the layers, as every package
+(records, the report, the gate, the run's log lines) prints data through it too; harness/records/visible.py is its
+name for them.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +18,32 @@ EXIT_BROKEN = 1
 EXIT_INTERRUPTED = 130
 """128 + SIGINT, the shell's code for a process stopped by Ctrl-C."""
 
+_BIDI = (0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+# C0 controls and DEL as their Unicode control pictures (U+2400 block, newline as U+240A), the others as their code
+# point in angle brackets: a newline or carriage return would end a line or table row, the rest are invisible and can
+# reorder or hide what is around them.
+_VISIBLE: dict[int, str] = {
+    **{code: chr(0x2400 + code) for code in range(0x20)},
+    0x7F: "\u2421",
+    **{code: f"<U+{code:04X}>" for code in (*range(0x80, 0xA0), *_BIDI, 0x2028, 0x2029)},
+}
+_VISIBLE_IN_PROSE = {code: shown for code, shown in _VISIBLE.items() if chr(code) not in "\n\t"}
+
+
+def visible(text: str) -> str:
+    """`text` with every control, bidirectional override and line separator shown as a symbol."""
+    return text.translate(_VISIBLE)
+
+
+def visible_in_prose(text: str) -> str:
+    """visible(), keeping newlines and tabs: for text a page lays out as written (a reflection, an observation)."""
+    return text.translate(_VISIBLE_IN_PROSE)
+
 
 def fail(error: Exception | str, code: int = EXIT_BAD_INPUT) -> NoReturn:
-    """Print `error: <one sentence>` on stderr and exit with `code`."""
-    print(f"error: {error}", file=sys.stderr)
+    """Print `error: <one sentence>` on stderr, its control characters shown (a newline too, so it stays one line),
+    and exit with `code`."""
+    print(f"error: {visible(str(error))}", file=sys.stderr)
     sys.exit(code)
 
 
