@@ -12,10 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.errors import HarnessError, fail
+from harness.metrics.semantic import add_semantic_options, semantic_cache
+from harness.records import MANIFEST_FILE, TRIALS_FILE
+from harness.records.visible import visible
 from harness.report._report import REPORT_FORMATS, ReportFormat, write_formats
 from harness.report._runs import ReportInputError
 from harness.report.index import write_index_page
-from harness.metrics.semantic import add_semantic_options, semantic_cache
 from harness.run.run_dir import check_output_dir
 
 
@@ -72,11 +74,24 @@ def index_folder(args: argparse.Namespace) -> Path:
     return write_index_page(args.run_dirs[0], args.out)
 
 
+def check_out_holds_no_other_run(out: Path, run_dirs: Sequence[Path]) -> None:
+    """ReportInputError when `out` is another run's directory: its report.md, plots and effects.json would be
+    replaced by these runs' without a word, even while that run is still recording."""
+    if out.resolve() in {run_dir.resolve() for run_dir in run_dirs}:
+        return
+    held = [name for name in (MANIFEST_FILE, TRIALS_FILE) if (out / name).exists()]
+    if held:
+        raise ReportInputError(
+            f"--out {out} is another run's directory (it holds {held[0]}), whose report this would replace; give an "
+            "empty or new folder, a folder of reports, or the run's own directory."
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     if args.index:
         try:
-            print(f"wrote {index_folder(args)}")
+            print(f"wrote {visible(str(index_folder(args)))}")
         except HarnessError as error:
             fail(error)
         return
@@ -92,6 +107,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 raise ReportInputError(f"{run_dir} is a file, not a run directory; give the folder that holds it.")
         if args.out is not None:
             check_output_dir(str(args.out), "--out")
+            check_out_holds_no_other_run(args.out, args.run_dirs)
         embeddings = semantic_cache(args)
         out = args.out or args.run_dirs[0]
         written = write_formats(args.run_dirs, out, formats, embeddings, args.semantic_threshold)
@@ -99,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             embeddings.save()
     except HarnessError as error:
         fail(error)
-    names = [str(path) for path in written]
+    names = [visible(str(path)) for path in written]  # a path is data: it never moves the cursor or fakes a line
     print("wrote " + (f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]))
 
 

@@ -1,0 +1,96 @@
+"""`python -m harness.report`'s --out and its printed lines: another run's directory is never written over, and a
+path is printed as text."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from harness.records import MANIFEST_FILE, TRIALS_FILE, Manifest, TrialLog, write_manifest
+from harness.report import REPORT_FILE
+from harness.report.__main__ import main
+from tests.harness.control_characters import HOSTILE, acting
+from tests.harness.factories import make_record
+from tests.small_run import snapshot
+
+MUG = "pick_and_place_simple-Mug-None-Desk-308/trial_T1"
+
+
+def _run(run_dir: Path, *, manifest: bool = True, records: bool = True) -> Path:
+    """A stopped two-trial run of self_diagnosis on one game: its records, its manifest, or both."""
+    run_dir.mkdir(parents=True)
+    if records:
+        log = TrialLog(run_dir)
+        log.append(make_record(0, "Take the Mug from desk 1.", task=MUG))
+        log.append(make_record(1, None, True, task=MUG))
+    if manifest:
+        write_manifest(
+            run_dir,
+            Manifest(
+                config={
+                    "env": {"name": "alfworld"},
+                    "conditions": [{"name": "self_diagnosis"}],
+                    "experiment": {"trials": 2},
+                },
+                package_versions={},
+                git_commit=None,
+                data_hashes={},
+                started_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+                status="running",
+            ),
+        )
+    return run_dir
+
+
+@pytest.mark.parametrize(
+    ("manifest", "records", "held"),
+    [(True, True, MANIFEST_FILE), (False, True, TRIALS_FILE), (True, False, MANIFEST_FILE)],
+    ids=["a run", "records without a manifest", "a manifest before any record"],
+)
+def test_an_out_holding_another_run_is_refused_and_left_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], manifest: bool, records: bool, held: str
+) -> None:
+    """h13: `python -m harness.report runs/five --out runs/base` replaced base's report.md, PNGs and effects.json
+    with five's without a word, even while base's run was still recording."""
+    base = _run(tmp_path / "base", manifest=manifest, records=records)
+    if records:
+        main([str(base)])
+    (base / "run.lock").write_text("4242\n")  # a run still recording: its lock is no reason to write either
+    before = snapshot(base)
+    five = _run(tmp_path / "five")
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        main([str(five), "--out", str(base)])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == (
+        f"error: --out {base} is another run's directory (it holds {held}), whose report this would replace; give "
+        "an empty or new folder, a folder of reports, or the run's own directory.\n"
+    )
+    assert snapshot(base) == before
+    assert sorted(p.name for p in five.iterdir()) == [MANIFEST_FILE, TRIALS_FILE]
+
+
+def test_an_out_that_is_the_runs_own_directory_a_new_folder_or_a_folder_of_reports_is_written(tmp_path: Path) -> None:
+    five, six = _run(tmp_path / "five"), _run(tmp_path / "six")
+    main([str(five), "--out", str(five)])
+    main([str(five), str(six), "--out", str(six)])
+    main([str(five), str(six), "--out", str(tmp_path / "reports")])
+    main([str(six), "--out", str(tmp_path / "reports")])
+    for folder in (five, six, tmp_path / "reports"):
+        assert (folder / REPORT_FILE).is_file()
+
+
+def test_the_printed_paths_show_their_control_characters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = _run(tmp_path / f"{HOSTILE}\nwrote elsewhere")
+    main([str(run)])
+    out = capsys.readouterr().out
+    assert out.startswith("wrote ") and out.count("\n") == 1 and acting(out) == [], out
+    assert "e␛[31mx<U+202E>y␊wrote elsewhere" in out
+    empty = tmp_path / f"empty{HOSTILE}"
+    empty.mkdir()
+    with pytest.raises(SystemExit):
+        main([str(empty)])
+    err = capsys.readouterr().err
+    assert "is not a run directory" in err and err.count("\n") == 1 and acting(err) == [], err
