@@ -11,7 +11,8 @@ Trial records, the gate's pile, drops and decision chain, and the LLM cache are 
   append), and a JSON value that fails validation is refused like a bad line in the middle. Anything else is a torn
   write: left out when read, cut (with a warning) before the next append or by repair().
 - **Lines in the middle** that are not valid records are refused, naming the file and the line; a blank line
-  carries nothing.
+  carries nothing. A line whose JSON repeats a key within an object or holds NaN or Infinity is no valid record
+  (harness.records.strict_json), wherever it stands.
 - **Duplicates.** A log with a key holds each key once: a second line with a key is refused when read, naming both
   lines; append() refuses a record whose key the file holds and append_missing() leaves it out, checked under the
   lock against the file as it is, not against what this process wrote.
@@ -37,6 +38,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from harness.errors import LogChangedError, LogLineError, RecordCorruptError
+from harness.records.strict_json import strict_json_problem
 from harness.records.validation_reason import validation_reason
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -291,19 +293,26 @@ class DurableLog(Generic[Model]):
     def _record(self, raw: bytes, number: int, *, tail: bool = False) -> Model | None:
         """The record on line `number`; None only for a tail that is not JSON (a torn write)."""
         try:
-            return self.model.model_validate_json(raw)
+            record = self.model.model_validate_json(raw)
         except ValidationError as error:
             first = error.errors()[0]
             if tail and first["type"] == "json_invalid" and not first["loc"]:
                 return None
-            raise LogLineError(
-                f"{self.path} line {number} is not a valid {self.what} ({validation_reason(error)}); fix or remove that line "
-                "by hand, nothing was changed.",
-                path=str(self.path),
-                line=number,
-                reason=validation_reason(error),
-                raw=raw,
-            ) from None
+            raise self._bad_line(number, validation_reason(error), raw) from None
+        problem = strict_json_problem(raw)
+        if problem is not None:
+            raise self._bad_line(number, problem, raw)
+        return record
+
+    def _bad_line(self, number: int, reason: str, raw: bytes) -> LogLineError:
+        return LogLineError(
+            f"{self.path} line {number} is not a valid {self.what} ({reason}); fix or remove that line by hand, "
+            "nothing was changed.",
+            path=str(self.path),
+            line=number,
+            reason=reason,
+            raw=raw,
+        )
 
     def _keyed(self, record: Model, number: int, keys: dict[Hashable, int]) -> Model:
         if self.key is None:

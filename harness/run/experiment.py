@@ -27,7 +27,7 @@ from harness.run.lock import RunLock
 from harness.run.loop import ConditionRun, LoopSettings, run_loop
 from harness.run.progress import Progress
 from harness.run.provenance import git_commit, package_versions
-from harness.run.resume import GATE_DIR, resume_config
+from harness.run.resume import GATE_DIR, check_data_unchanged, resume_config
 from harness.run.run_on_watch import warn_run_on_totals
 from harness.run.tracking import track_run
 
@@ -98,6 +98,8 @@ class Experiment:
         self.lock = RunLock.acquire(run_dir)
         try:
             self.previous, self.resolved = resume_config(run_dir, config.model_dump(mode="json"))
+            self.data_hashes = self.domain.data_hashes()
+            self.resolved = check_data_unchanged(self.previous, self.data_hashes, self.resolved)
             # The first write into the run directory: reading trials.jsonl may cut a torn line.
             self.trial_log = TrialLog(run_dir, guard=self.lock.ensure_held)
             for condition in self.conditions:
@@ -135,7 +137,7 @@ class Experiment:
             config=self.resolved,
             package_versions=package_versions(),
             git_commit=git_commit(),
-            data_hashes=self.domain.data_hashes(),
+            data_hashes=self.data_hashes,
             tasks=self.plan.tasks,
             started_at=self.previous.started_at if self.previous else datetime.now(timezone.utc),
             resumed_from=len(self.trial_log.records),

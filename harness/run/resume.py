@@ -25,6 +25,8 @@ CHANGES = "changes"
 ADOPTED = "adopted"
 """Under the manifest's config.resume: records found without a manifest and adopted, {records, gate, at}."""
 GATE_DIR = "gate"
+_SHOWN_HASH = 12
+"""Hex digits of a data hash shown in a refusal."""
 
 
 def read_previous_manifest(run_dir: Path) -> Manifest | None:
@@ -134,3 +136,40 @@ def check_resumable(previous: dict[str, Any], current: dict[str, Any]) -> dict[s
     if not kept:
         return current
     return {**current, "resume": {**resume, **kept}}
+
+
+def data_changes(previous: Manifest, hashes: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """The data a run's manifest hashed that hashes otherwise now: {"data_hashes.<name>": (was, now)}."""
+    return {
+        f"data_hashes.{name}": (was, hashes[name])
+        for name, was in sorted(previous.data_hashes.items())
+        if name in hashes and hashes[name] != was
+    }
+
+
+def check_data_unchanged(previous: Manifest | None, hashes: dict[str, str], resolved: dict[str, Any]) -> dict[str, Any]:
+    """The config to record when a run resumes on data hashing `hashes` (the domain's games, problems, questions,
+    prompts), given the config check_resumable resolved.
+
+    Trials played on other games or prompts are not the same experiment, although every setting is: refused unless
+    resolved has resume.allow_config_change, which appends each change to resume.changes as a setting's would be.
+    """
+    changes = data_changes(previous, hashes) if previous is not None else {}
+    if not changes:
+        return resolved
+    resume = resolved.get("resume") or {}
+    if not resume.get("allow_config_change"):
+        shown = "; ".join(
+            f"{key}={was[:_SHOWN_HASH]}..., not {now[:_SHOWN_HASH]}..." for key, (was, now) in changes.items()
+        )
+        raise ResumeMismatchError(
+            f"this run directory's trials were played on other data than this harness reads now ({shown}; SHA-256 "
+            f"as its {MANIFEST_FILE} records them); use a new hydra.run.dir, the data and prompts it was played on, "
+            f"or {ALLOW_OVERRIDE} to resume it anyway."
+        )
+    for key, (was, now) in changes.items():
+        log.warning("resuming with %s=%s instead of %s, as resume.allow_config_change allows", key, now, was)
+    history = resume.get(CHANGES, []) + [
+        {"setting": key, "was": was, "now": now} for key, (was, now) in changes.items()
+    ]
+    return {**resolved, "resume": {**resume, CHANGES: history}}

@@ -260,3 +260,32 @@ def test_a_single_writer_log_with_a_second_hard_link_is_refused_and_the_backup_k
         "a copy of its own (cp, not cp -l), nothing was changed."
     )
     assert backup.read_bytes() == line(0)
+
+
+class Measure(BaseModel):
+    """A record kind with a number, for the JSON rules pydantic's parser does not keep."""
+
+    id: str
+    value: float
+
+
+@pytest.mark.parametrize("last", [False, True], ids=["middle line", "whole last line without its newline"])
+def test_a_key_twice_in_one_object_is_refused_not_read_as_its_last_value(tmp_path: Path, last: bool) -> None:
+    """'A record line given a duplicate key ... "success": true is accepted ... the last duplicate key wins.'"""
+    path = tmp_path / "notes.jsonl"
+    edited = b'{"id": "n1", "text": "as written", "text": "as edited"}'
+    path.write_bytes(line(0) + edited + (b"" if last else b"\n" + line(2)))
+    before = path.read_bytes()
+    with pytest.raises(LogLineError, match=r"line 2 is not a valid note \(the key 'text' appears twice in one object"):
+        notes(path).read()
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("token", [b"NaN", b"Infinity", b"-Infinity"])
+def test_nan_and_infinity_are_no_json_numbers_and_are_refused(tmp_path: Path, token: bytes) -> None:
+    """'Record edited to "llm_latency_s": NaN, "wall_s": Infinity (not JSON) ... accepted by validation.'"""
+    path = tmp_path / "measures.jsonl"
+    path.write_bytes(b'{"id": "m0", "value": 1.5}\n{"id": "m1", "value": ' + token + b"}\n")
+    log = DurableLog(path, Measure, what="measure")
+    with pytest.raises(LogLineError, match=rf"line 2 is not a valid measure \({token.decode()} is not a JSON number\)"):
+        log.read()
