@@ -9,11 +9,13 @@ digits, an undefined value as "--"; every text cell and header is data, so each 
 from __future__ import annotations
 
 import csv
+import io
 import math
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from harness.records.whole_file import write_whole
 from harness.report.data_tables import DataTable, Value
 
 CSV_SUFFIX = ".csv"
@@ -46,12 +48,11 @@ def _csv_value(value: Value) -> Value:
 
 
 def write_csv(table: DataTable, out_dir: Path) -> Path:
-    path = Path(out_dir) / f"{table.name}{CSV_SUFFIX}"
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(table.columns)
-        writer.writerows([_csv_value(row[c]) for c in table.columns] for row in table.rows)
-    return path
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow(table.columns)
+    writer.writerows([_csv_value(row[c]) for c in table.columns] for row in table.rows)
+    return write_whole(Path(out_dir) / f"{table.name}{CSV_SUFFIX}", text.getvalue())
 
 
 def latex_cell(value: Value) -> str:
@@ -91,6 +92,4 @@ def latex_table(table: DataTable) -> str:
 
 
 def write_latex(table: DataTable, out_dir: Path) -> Path:
-    path = Path(out_dir) / f"{table.name}{LATEX_SUFFIX}"
-    path.write_text(latex_table(table), encoding="utf-8")
-    return path
+    return write_whole(Path(out_dir) / f"{table.name}{LATEX_SUFFIX}", latex_table(table))
