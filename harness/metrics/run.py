@@ -22,6 +22,7 @@ from harness.metrics.run_on import RunOnCounts, run_on_counts
 from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from harness.records import OutsidePlan, RunPlan, TrialRecord, split_by_plan
 from harness.records.identity import ReflectionIdentity
+from harness.records.whole_file import write_whole
 
 METRICS_FILE = "metrics.json"
 
@@ -152,6 +153,4 @@ def run_metrics(
 
 
 def write_metrics(run_dir: Path, metrics: RunMetrics) -> Path:
-    path = Path(run_dir) / METRICS_FILE
-    path.write_text(metrics.model_dump_json(indent=2))
-    return path
+    return write_whole(Path(run_dir) / METRICS_FILE, metrics.model_dump_json(indent=2))

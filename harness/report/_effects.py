@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.metrics.effects import CONTROL, EFFECTS_FILE, Effects, effects_of_chains, group_chains, merge_chains
+from harness.records.whole_file import write_whole
 from harness.report._combine import ReportCondition
 from harness.report._runs import RunData
 
@@ -56,4 +57,4 @@ def write_effects(effects: Effects | None, out_dir: Path) -> None:
     if effects is None:
         path.unlink(missing_ok=True)
     else:
-        path.write_text(effects.model_dump_json(indent=2) + "\n")
+        write_whole(path, effects.model_dump_json(indent=2) + "\n")

@@ -19,6 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from harness.metrics.core import FROZEN_THRESHOLD
+from harness.records.whole_file import replacing
 from harness.report._combine import ReportCondition
 from harness.report._semantic import SemanticCondition
 from harness.report._stats import SHARE_MEASURES, Share, percent_bar
@@ -68,7 +69,8 @@ def _save(figure: Figure, path: Path) -> Path:
         if wider <= 0 and taller <= 0:
             break
         figure.set_size_inches(width + wider + _FIT_PAD_IN, height + taller + _FIT_PAD_IN)
-    figure.savefig(path)
+    with replacing(path) as handle:  # savefig given a path would follow a symlink there, or wait on a FIFO
+        figure.savefig(handle, format=Path(path).suffix.lstrip("."))
     return path
 
 

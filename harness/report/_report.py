@@ -8,6 +8,7 @@ from typing import Literal
 
 from harness.metrics.fisher import pairwise_fisher
 from harness.metrics.curves import ThresholdCurves
+from harness.records.whole_file import write_whole
 from harness.report._combine import ReportCondition, as_condition_reports, combine
 from harness.report._document import report_document
 from harness.report._effects import report_effects, write_effects
@@ -98,9 +99,7 @@ def write_formats(
         document = report_document(runs, conditions, table, out_dir, fisher, semantic, effects, curves, title)
         document = document.then(appendix)
         if "md" in formats:
-            path = out_dir / REPORT_FILE
-            path.write_text(render_markdown(document))
-            written.append(path)
+            written.append(write_whole(out_dir / REPORT_FILE, render_markdown(document)))
         if "html" in formats:
             written.append(write_page(run_page(document, runs, conditions), out_dir))
     tables = [conditions_data(conditions), tasks_data(conditions), effects_data(effects[0]), solved_tests_data(fisher)]

@@ -18,6 +18,7 @@ from harness.metrics.cost import condition_prices
 from harness.metrics.run import run_metrics, write_metrics
 from harness.metrics.thresholds import Thresholds
 from harness.records import Manifest, RunPlan, TrialLog, write_manifest
+from harness.records.whole_file import write_whole
 from harness.reflection import ReflectionSource, get_source
 from harness.report import finished_run, write_report
 from harness.report.summary import SUMMARY_FILE, RunSummary, summarize, summary_markdown
@@ -167,7 +168,7 @@ class Experiment:
             write_metrics(self.run_dir, metrics)
             warn_run_on_totals(metrics)
             summary = summarize(records, self.plan, prices)
-            (self.run_dir / SUMMARY_FILE).write_text(summary_markdown(summary, metrics, self.config, prices))
+            write_whole(self.run_dir / SUMMARY_FILE, summary_markdown(summary, metrics, self.config, prices))
         except BaseException as error:
             if isinstance(error, (RunDirLostError, LogChangedError)):
                 raise  # the directory may be another process's now: nothing more is written into it

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.records.whole_file import write_whole
 from harness.report.document import local_target
 from harness.report.html._index_model import KINDS, IndexRow
-from harness.report.html._page import asset, fill, write_whole
+from harness.report.html._page import asset, fill
 from harness.report.html._text import esc, esc_line
 
 INDEX_FILE = "index.html"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from harness.records.whole_file import write_whole
 from harness.report.document import render_html
 from harness.report.html._cards import task_sections
 from harness.report.html._filters import filters_html, legend_html
@@ -60,14 +61,6 @@ def _reflections(page: Page, pool: TrajectoryPool) -> str:
 
 
 def write_page(page: Page, out_dir: Path, name: str = HTML_FILE) -> Path:
-    """The page as `name` in `out_dir`, written whole to a temporary file first so a reader never sees half of it."""
+    """The page as `name` in `out_dir`, written whole (harness.records.whole_file): a reader never sees half of it."""
     out_dir = Path(out_dir)
     return write_whole(out_dir / name, render_page(page, out_dir))
-
-
-def write_whole(path: Path, text: str) -> Path:
-    """`text` as the file `path`, through a temporary file beside it, so a reader sees the old page or the new one."""
-    temporary = path.with_suffix(".html.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
-    return path
