@@ -24,6 +24,7 @@ from harness.audit.sources import DEFAULT_ROOT, PublishedSource, discover_source
 from harness.audit.task_rrr import task_rrrs
 from harness.audit.threshold_curves import audit_curves
 from harness.metrics.curves import ThresholdCurves
+from harness.records.whole_file import write_whole
 from harness.metrics.semantic import SEMANTIC_THRESHOLD, EmbeddingCache
 from harness.report import THRESHOLD_CURVES, plot_threshold_curves
 
@@ -133,6 +134,6 @@ def write_audit(report: AuditReport, out_dir: Path) -> tuple[Path, Path]:
     if report.threshold_curves:
         plot_threshold_curves(report.threshold_curves, out_dir / THRESHOLD_CURVES, "Frozen share per published log")
     json_path, md_path = out_dir / AUDIT_JSON, out_dir / AUDIT_MD
-    json_path.write_text(report.model_dump_json(indent=2) + "\n")
-    md_path.write_text(audit_markdown(report))
+    write_whole(json_path, report.model_dump_json(indent=2) + "\n")
+    write_whole(md_path, audit_markdown(report))
     return json_path, md_path

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.errors import HarnessError
 from harness.records import Manifest, read_manifest
+from harness.records.whole_file import write_whole
 from harness.report import REPORT_FILE, write_report
 from harness.report._document import directory_link, report_title
 from harness.report.document import Block, Document, Paragraph, Section, Strong, Table, render_markdown
@@ -115,7 +116,7 @@ def write_sweep_report(jobs: Sequence[SweepJob], sweep_dir: Path) -> Path:
         # No finished job, or one whose files cannot be read: the job table still says what happened.
         path.parent.mkdir(parents=True, exist_ok=True)
         document = Document(f"Sweep report: {sweep_dir}", [Paragraph(f"Nothing combined: {error}"), *appendix])
-        path.write_text(render_markdown(document))
+        write_whole(path, render_markdown(document))
         write_page(document_page(document), Path(sweep_dir))
     missing = [f"job {job.num} {state.status}" for job, state in zip(jobs, states) if state.status != FINISHED]
     # Printed, not logged: the launching process runs under hydra/hydra_logging=disabled.
