@@ -23,7 +23,8 @@ IN_MEMORY = ("sqlite:///:memory:", "sqlite://", "sqlite:///file::memory:?cache=s
 def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     text = tmp_path / "notdb.txt"
     text.write_text("notes, not a database\n")
-    with pytest.raises(ConfigError, match=f"^tracking.tracking_uri=sqlite:///{text} names a file that is not an SQLite"):
+    refusal = f"^tracking.tracking_uri=sqlite:///{text} names a file that is not an SQLite database"
+    with pytest.raises(ConfigError, match=refusal):
         check_tracking(TrackingSettings(backend="mlflow", tracking_uri=f"sqlite:///{text}"))
 
 
