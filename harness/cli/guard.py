@@ -24,7 +24,7 @@ from harness.cli.sweep_plan import UnknownSweeperError, planned_job_configs, tas
 from harness.errors import ConfigError, HarnessError, fail
 from harness.report.sweep import SweepJob
 from harness.run.resume import check_resumption
-from harness.run.run_dir import check_output_dir, check_run_dir_contents, first_missing
+from harness.run.run_dir import check_not_inside_run, check_output_dir, check_run_dir_contents, first_missing
 
 SWEEP_MARKER = "multirun.yaml"
 """What Hydra writes into every sweep directory it starts: a sweep directory without it is not a sweep's."""
@@ -45,6 +45,7 @@ class InputGuard(Callback):
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
         try:
             run_dir = check_output_dir(str(config.hydra.run.dir), "hydra.run.dir")
+            check_not_inside_run(run_dir, f"hydra.run.dir={config.hydra.run.dir}")
             check_run_dir_contents(run_dir, f"hydra.run.dir={config.hydra.run.dir}")
             task = task_config(config)
             hand_over(task, prepare_run(task))
@@ -57,6 +58,7 @@ class InputGuard(Callback):
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         try:
             sweep_dir = check_output_dir(str(config.hydra.sweep.dir), "hydra.sweep.dir")
+            check_not_inside_run(sweep_dir, f"hydra.sweep.dir={config.hydra.sweep.dir}")
             check_run_dir_contents(sweep_dir, f"hydra.sweep.dir={config.hydra.sweep.dir}", SWEEP_MARKER, ())
             try:
                 jobs = planned_job_configs(config)
@@ -73,6 +75,7 @@ class InputGuard(Callback):
                     )
                 seen[job.directory] = job.num
                 try:
+                    check_not_inside_run(job.directory, f"its directory {job.directory}")
                     check_run_dir_contents(job.directory, f"its directory {job.directory}")
                     task = task_config(job_config)
                     prepared = prepare_run(task)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
+from typing import NoReturn
 
+from hydra._internal.utils import get_args_parser
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override, OverrideType
 from hydra.errors import OverrideParseException
@@ -11,7 +14,7 @@ from hydra.errors import OverrideParseException
 from harness.cli.config_keys import check_setting
 from harness.errors import ConfigError, HarnessError, fail
 from harness.run.config import CONFIG_GROUPS, available_options, check_group_choice
-from harness.run.config_dirs import add_config_dirs, search_path_entry
+from harness.run.config_dirs import add_config_dirs, check_config_dir, check_search_path
 
 ROLE_MODEL_KEYS = ("actor_model", "reflector_model")
 # Hydra's options that take a value: the word after one is that value, not an override.
@@ -69,19 +72,33 @@ def normalize_override(argument: str) -> str:
     return f"++{key}={argument.split('=', 1)[1]}"
 
 
+def hydra_arguments(arguments: list[str]) -> argparse.Namespace:
+    """The command line as Hydra's argparse reads it, or ConfigError in one sentence where argparse would print its
+    usage block: Hydra parses the same words with the same parser a moment later."""
+    parser = get_args_parser()
+
+    def refuse(message: str) -> NoReturn:
+        if message.startswith("unrecognized arguments"):
+            # argparse reads the overrides as one list: an option after one leaves the rest unread.
+            raise ConfigError(
+                f"the command line cannot be read ({message}); put Hydra's options (--config-dir DIR, -m, --cfg job, "
+                "...) before the overrides, e.g. python run.py --config-dir DIR experiment.trials=3."
+            )
+        raise ConfigError(f"the command line cannot be read ({message}); python run.py --hydra-help lists the options.")
+
+    parser.error = refuse  # type: ignore[method-assign]
+    return parser.parse_args(arguments)
+
+
 def user_config_dirs(arguments: list[str]) -> list[Path]:
-    """The config folders the command line adds: `--config-dir DIR` (`-cd DIR`, `--config-dir=DIR`) and the
-    `file://` (or plain) entries of `hydra.searchpath=[...]`."""
-    folders: list[Path] = []
-    for index, argument in enumerate(arguments):
-        if argument in ("--config-dir", "-cd") and index + 1 < len(arguments):
-            folders.append(Path(arguments[index + 1]).expanduser().resolve())
-        elif argument.startswith("--config-dir="):
-            folders.append(Path(argument.split("=", 1)[1]).expanduser().resolve())
-        elif argument.lstrip("+").startswith("hydra.searchpath="):
-            value = _parse(argument).value()
-            entries = value if isinstance(value, list) else [value]
-            folders += [f for f in (search_path_entry(str(e)) for e in entries) if f is not None]
+    """The config folders the command line adds, each checked to exist: `--config-dir DIR` (`-cd DIR`,
+    `--config-dir=DIR`; the last one, as Hydra reads it) and the `file://` (or plain) entries of
+    `hydra.searchpath=[...]`, whose `pkg://` entries must be packages Hydra can read."""
+    parsed = hydra_arguments(arguments)
+    folders = [] if parsed.config_dir is None else [check_config_dir(parsed.config_dir)]
+    for argument in parsed.overrides:
+        if argument.lstrip("+").startswith("hydra.searchpath="):
+            folders += check_search_path(_parse(argument).value(), argument)
     return folders
 
 

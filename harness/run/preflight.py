@@ -15,7 +15,7 @@ from harness.errors import ConfigError
 from harness.llm import ModelConfig, api_key, base_url, check_reachable
 from harness.records import MANIFEST_FILE, TRIALS_FILE
 from harness.reflection import get_source
-from harness.run.tracking_settings import TrackingSettings, is_file_store, store_path
+from harness.run.tracking_settings import TrackingSettings, check_sqlite_file, is_file_store, store_path
 
 TRACKING_INSTALL = "pip install -e .[tracking]"
 
@@ -107,6 +107,8 @@ def check_tracking(settings: TrackingSettings) -> None:
             f"tracking.tracking_uri={uri} names a directory, and a sqlite store is a file; name one, e.g. "
             f"{uri.rstrip('/')}/mlflow.db."
         )
+    if not is_file_store(uri):
+        check_sqlite_file(uri)
     existing = path
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent

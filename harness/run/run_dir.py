@@ -74,6 +74,21 @@ def check_output_dir(value: str, key: str) -> Path:
     return path
 
 
+def check_not_inside_run(path: Path, label: str) -> None:
+    """Refuse `path` when a directory above it holds a run (its manifest or records): a run written inside another
+    run's directory would mix its files into that run's, and be copied, moved or deleted with it.
+
+    A sweep's jobs are not refused: the sweep directory above them holds multirun.yaml, not a run's files.
+    """
+    for parent in Path(os.path.realpath(path)).parents:  # real: a symbolic link into a run is inside it too
+        held = next((name for name in (MANIFEST_FILE, TRIALS_FILE) if _exists(parent / name)), None)
+        if held is not None:
+            raise ConfigError(
+                f"{label} is inside the run directory {parent} (it holds {held}), and a run would write its files "
+                "among that run's; choose a directory outside it, e.g. beside it."
+            )
+
+
 def _can_create_in(directory: Path) -> bool:
     """Whether a directory can really be made in `directory`: os.access says yes to root on /proc and /sys."""
     try:

@@ -12,8 +12,12 @@ from urllib.parse import unquote, urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from harness.errors import ConfigError
+
 SQLITE_PREFIX = "sqlite:///"
 FILE_SCHEME = "file"
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file."""
 DEFAULT_TRACKING_URI = "sqlite:///results/mlflow.db"
 """MLflow's database store, the kind MLflow itself defaults to (its file store is in maintenance mode: MLflow 3.17
 refuses it unless opted into), in results/ beside the runs and the LLM cache: one store for every run, relative to
@@ -24,10 +28,22 @@ OFFLINE_STORES = (
 )
 
 
+def _in_memory(path: str) -> bool:
+    """SQLite's in-memory databases: `:memory:`, and a `file:` URI filename named so or opened with mode=memory."""
+    name, _, query = path.partition("?")
+    return name in (":memory:", "file::memory:") or "mode=memory" in query.split("&")
+
+
 def store_path(tracking_uri: str) -> Path:
-    """The sqlite file or file-store directory a local tracking URI names; ValueError for any other URI."""
-    if tracking_uri.startswith(SQLITE_PREFIX):
-        path = tracking_uri.removeprefix(SQLITE_PREFIX)
+    """The sqlite file or file-store directory a local tracking URI names; ValueError for any other URI, and for
+    an in-memory database, which keeps nothing once the run ends."""
+    if tracking_uri.startswith(SQLITE_PREFIX) or tracking_uri == "sqlite://":  # SQLAlchemy's sqlite:// is in memory
+        path = tracking_uri.removeprefix(SQLITE_PREFIX) if tracking_uri != "sqlite://" else ":memory:"
+        if _in_memory(path):
+            raise ValueError(
+                f"it names an in-memory database, which keeps nothing once the run ends; name a file, e.g. "
+                f"{DEFAULT_TRACKING_URI}"
+            )
     else:
         parsed = urlparse(tracking_uri)
         if parsed.scheme != FILE_SCHEME or parsed.netloc not in ("", "localhost") or parsed.query:
@@ -41,6 +57,27 @@ def store_path(tracking_uri: str) -> Path:
 def is_file_store(tracking_uri: str) -> bool:
     """True for a `file:` URI (MLflow's file store), False for sqlite."""
     return not tracking_uri.startswith(SQLITE_PREFIX)
+
+
+def check_sqlite_file(tracking_uri: str) -> None:
+    """ConfigError unless the sqlite store's file, where it exists and holds anything, is an SQLite database:
+    MLflow would find out only when it logs the run, after every trial."""
+    path = store_path(tracking_uri)
+    if not path.is_file() or path.stat().st_size == 0:  # an empty file is one SQLite makes a database of
+        return
+    try:
+        with path.open("rb") as store:
+            header = store.read(len(SQLITE_HEADER))
+    except OSError:
+        raise ConfigError(
+            f"tracking.tracking_uri={tracking_uri} names a file that cannot be read by this user; name another "
+            "store, or leave tracking off (tracking=none)."
+        ) from None
+    if header != SQLITE_HEADER:
+        raise ConfigError(
+            f"tracking.tracking_uri={tracking_uri} names a file that is not an SQLite database, so MLflow could not "
+            f"log the run into it; name a new file or an MLflow database, e.g. {DEFAULT_TRACKING_URI}."
+        )
 
 
 class TrackingSettings(BaseModel):

@@ -30,11 +30,17 @@ def own_models(tmp_path: Path, base_url: str = "http://127.0.0.1:8000/v1") -> Pa
     return folder
 
 
-def test_the_folders_a_command_line_adds_are_read_from_each_spelling(tmp_path: Path) -> None:
-    arguments = ["-cd", "a", f"--config-dir={tmp_path / 'b'}", "hydra.searchpath=[file:///c,pkg://x.y,d]", "x=1"]
-    assert user_config_dirs(arguments) == [
-        Path("a").resolve(), tmp_path / "b", Path("/c"), Path("d").resolve()
-    ]
+def test_the_folders_a_command_line_adds_are_read_from_each_spelling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("a", "b", "c", "d"):
+        (tmp_path / name).mkdir()
+    monkeypatch.chdir(tmp_path)
+    # Two --config-dir options: Hydra's argparse keeps the last, and so do the harness's checks.
+    search_path = f"hydra.searchpath=[file://{tmp_path / 'c'},pkg://hydra.conf,d]"
+    arguments = ["-cd", "a", f"--config-dir={tmp_path / 'b'}", search_path, "x=1"]
+    assert user_config_dirs(arguments) == [tmp_path / "b", tmp_path / "c", tmp_path / "d"]
+    assert user_config_dirs(["--config-dir", "a"]) == [tmp_path / "a"]
 
 
 def test_an_option_outside_the_folder_is_still_refused_without_it(tmp_path: Path) -> None:
