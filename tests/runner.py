@@ -68,3 +68,11 @@ def replay_side_by_side(
         assert process.returncode == 0, stderr
     assert list(no_models.iterdir()) == [], "a replay assembled or loaded a model"
     return runs
+
+
+def one_error_line(stderr: str) -> str:
+    """The one line a refused command prints: `error: <sentence>`, nothing else."""
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("error: "), lines[0]
+    return lines[0]

@@ -40,6 +40,7 @@ from pydantic import BaseModel, ValidationError
 from harness.errors import LogChangedError, LogLineError, RecordCorruptError
 from harness.records.strict_json import strict_json_problem
 from harness.records.validation_reason import validation_reason
+from harness.records.whole_file import fsync_directory
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -169,7 +170,7 @@ class DurableLog(Generic[Model]):
         finally:
             os.close(descriptor)
         if created:
-            _fsync_directory(self.path.parent)  # the new file's name is durable too
+            fsync_directory(self.path.parent)  # the new file's name is durable too
         return chosen
 
     def _open_for_append(self) -> tuple[int, bool]:
@@ -388,11 +389,3 @@ class DurableLog(Generic[Model]):
         self._offset += len(data)
         now = os.fstat(descriptor)
         self._seen = (now.st_dev, now.st_ino, self._offset)
-
-
-def _fsync_directory(path: Path) -> None:
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)

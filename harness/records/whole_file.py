@@ -41,10 +41,10 @@ def replacing(path: Path) -> Iterator[BinaryIO]:
     except BaseException:
         temporary.unlink(missing_ok=True)  # the old file stands; no partial copy is left beside it
         raise
-    _fsync_directory(path.parent)
+    fsync_directory(path.parent)
 
 
-def _fsync_directory(directory: Path) -> None:
+def fsync_directory(directory: Path) -> None:
     """The rename made durable: it lives in the directory's entries, not in the file."""
     descriptor = os.open(directory, os.O_RDONLY)
     try:

@@ -22,7 +22,7 @@ from harness.records import (
 )
 from harness.records.canonical import sha256_hex
 from harness.run.run_dir import BEFORE_MANIFEST
-from tests.runner import REPLAY_CACHE, ROOT, run_cli
+from tests.runner import REPLAY_CACHE, ROOT, one_error_line, run_cli
 from tests.small_run import GAME, SMALL_RUN, snapshot
 
 pytestmark = pytest.mark.slow
@@ -31,29 +31,10 @@ GAMES_DIR = Path("json_2.1.1") / "valid_unseen"
 GAME_FILE = GAMES_DIR / GAME / "game.tw-pddl"
 
 
-def one_error_line(stderr: str) -> str:
-    lines = [line for line in stderr.strip().splitlines() if line.strip()]
-    assert len(lines) == 1, stderr
-    assert lines[0].startswith("error: "), lines[0]
-    return lines[0]
-
 
 def with_cache(cache: Path) -> list[str]:
     return [arg for arg in SMALL_RUN if not arg.startswith("llm.cache.path=")] + [f"llm.cache.path={cache}"]
 
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The small run, played to the end once for the module; tests work on copies."""
-    run_dir = tmp_path_factory.mktemp("finished") / "run"
-    result = run_cli(*SMALL_RUN, f"hydra.run.dir={run_dir}")
-    assert result.returncode == 0, result.stderr
-    return run_dir
-
-
-@pytest.fixture
-def copy(finished: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(finished, tmp_path / "run"))
 
 
 def tamper_checksum(line: str) -> str:

@@ -4,35 +4,11 @@ record, a manifest whose data hashes are not those of the data the harness reads
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-import pytest
-
 from harness.records import MANIFEST_FILE, TRIALS_FILE, read_manifest, write_manifest
-from tests.runner import run_cli
+from tests.runner import one_error_line, run_cli
 from tests.small_run import SMALL_RUN, snapshot
-
-
-def one_error_line(stderr: str) -> str:
-    lines = [line for line in stderr.strip().splitlines() if line.strip()]
-    assert len(lines) == 1, stderr
-    assert lines[0].startswith("error: "), lines[0]
-    return lines[0]
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The small run, played to the end once for the module; tests work on copies."""
-    run_dir = tmp_path_factory.mktemp("finished") / "run"
-    result = run_cli(*SMALL_RUN, f"hydra.run.dir={run_dir}")
-    assert result.returncode == 0, result.stderr
-    return run_dir
-
-
-@pytest.fixture
-def copy(finished: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(finished, tmp_path / "run"))
 
 
 def test_a_record_with_a_key_twice_is_refused_not_counted_as_its_last_value(copy: Path) -> None:

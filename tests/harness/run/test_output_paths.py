@@ -4,7 +4,6 @@ symlink a user left in the run directory is never followed, and a FIFO never ope
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,19 +15,6 @@ pytestmark = pytest.mark.slow
 
 TIMEOUT_S = 120  # the small run's resumption takes seconds; one blocked on a FIFO fails here instead of hanging
 
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The small run, played to the end once for the module; each test resumes a copy of it."""
-    run_dir = tmp_path_factory.mktemp("finished") / "run"
-    result = run_cli(*SMALL_RUN, f"hydra.run.dir={run_dir}")
-    assert result.returncode == 0, result.stderr
-    return run_dir
-
-
-@pytest.fixture
-def copy(finished: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(finished, tmp_path / "run"))
 
 
 def resume(run_dir: Path) -> None:
