@@ -17,6 +17,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 from harness.cli.compose import take_sweep
+from harness.errors import visible
 from harness.report.sweep import SweepJob, write_sweep_report
 
 
@@ -30,7 +31,7 @@ class SweepReport(Callback):
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         planned = take_sweep(config)
         if isinstance(planned, str):
-            print(f"no sweep report: {planned}", file=sys.stderr)
+            print(f"no sweep report: {visible(str(planned))}", file=sys.stderr)
             return
         self._jobs = planned
         self._sweep_dir = Path(str(config.hydra.sweep.dir))

@@ -97,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _show(store, args.scope)
         return _review(store, args)
     except HarnessError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {visible(str(error))}", file=sys.stderr)
         bad_input = isinstance(error, (InvalidGateStoreError, GateDecisionError))
         return EXIT_BAD_INPUT if bad_input else EXIT_BROKEN
     except BrokenPipeError:
@@ -105,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_PIPE_CLOSED
     except OSError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {visible(str(error))}", file=sys.stderr)
         return EXIT_BROKEN
     except KeyboardInterrupt:
         print("\nerror: interrupted; every decision made so far is kept.", file=sys.stderr)

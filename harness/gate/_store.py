@@ -37,6 +37,7 @@ from harness.errors import LogLineError
 from harness.gate._errors import GateChainError, GateDecisionError, InvalidGateStoreError
 from harness.records.gate import Dropped, Proposal, Submission, Turn
 from harness.records.log import DurableLog, Repair
+from harness.records.whole_file import write_whole
 from harness.gate._rules import check_candidate
 
 STORE_KIND: Final = "harness-gate-store"
@@ -277,21 +278,8 @@ class GateStore:
         return _read_regular(self.path / HEAD_FILE)
 
     def _write_atomically(self, name: str, text: str) -> None:
-        """Replace a small file whole: written aside, fsynced, renamed over the old one."""
-        tmp = self.path / f"{name}.tmp"
-        with tmp.open("w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, self.path / name)
-        self._fsync_dir()
-
-    def _fsync_dir(self) -> None:
-        descriptor = os.open(self.path, os.O_RDONLY)
-        try:
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
+        """Replace a small file whole (harness.records.whole_file): never through a link left at its name."""
+        write_whole(self.path / name, text + "\n")
 
 
 def _read_regular(path: Path) -> bytes | None:

@@ -19,6 +19,7 @@ from harness.records.identity import ReflectionIdentity
 from harness.records.log import DurableLog
 from harness.records.step import Step
 from harness.records.usage import Usage
+from harness.records.whole_file import write_whole
 
 # 2: reflection_details and attempt_details added. 3: retries, the gate outcome among reflection_details, and
 # usage split by role. 4: the reflection's task identity. 5: the repeat index and every model call.
@@ -210,17 +211,8 @@ def read_trials(run_dir: Path) -> list[TrialRecord]:
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:
-    """Replace the manifest atomically so a crash never leaves half of it."""
-    path = Path(run_dir) / MANIFEST_FILE
-    tmp = path.with_suffix(".json.tmp")
-    try:
-        tmp.write_text(manifest.model_dump_json(indent=2))
-        with tmp.open("rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError:
-        tmp.unlink(missing_ok=True)  # the old manifest stands; no half-written copy is left beside it
-        raise
+    """Replace the manifest whole (harness.records.whole_file), so a crash never leaves half of it."""
+    write_whole(Path(run_dir) / MANIFEST_FILE, manifest.model_dump_json(indent=2))
 
 
 MANIFEST_MAX_BYTES = 16 * 2**20

@@ -11,7 +11,6 @@ import json
 import logging
 import os
 import re
-import sys
 import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
@@ -20,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from harness.errors import ConfigError, HarnessError
+from harness.errors import EXIT_BROKEN, ConfigError, HarnessError, fail
 from harness.metrics.effects import EFFECTS_FILE
 from harness.metrics.run import METRICS_FILE, ConditionReport, RunMetrics
 from harness.records import MANIFEST_FILE, TRIALS_FILE, read_manifest
@@ -42,8 +41,6 @@ NOT_A_KEY_CHARACTER = re.compile(r"[^\w.\- /]")
 ARTIFACT_DIR = "mlartifacts"
 """Beside a sqlite store: its experiments' artifacts (the directory `mlflow server` uses by default)."""
 RELOG_COMMAND = "python -m harness.run.tracking"
-EXIT_BAD_INPUT = 2
-EXIT_FAILED = 1
 RUN_DIR_TAG = "harness.run_dir"
 GIT_COMMIT_TAG = "mlflow.source.git.commit"
 
@@ -290,14 +287,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         settings = _settings(config, {field: getattr(args, field) for field in OPTIONS})
         check_tracking(settings)
     except HarnessError as error:
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(EXIT_BAD_INPUT)
+        fail(error)
     try:
         run_id = log_run(settings, config, args.run_dir, metrics)
     except Exception as error:  # the store's failure, in one line; the run directory is untouched
         failed = f"logging {args.run_dir} to MLflow at {settings.tracking_uri} failed ({_reason(error)})"
-        print(f"error: {failed}.", file=sys.stderr)
-        sys.exit(EXIT_FAILED)
+        fail(f"{failed}.", EXIT_BROKEN)
     print(f"logged {args.run_dir} to {settings.tracking_uri} as run {run_id} of {experiment_name(settings, config)}")
 
 
