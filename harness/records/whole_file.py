@@ -37,11 +37,19 @@ def replacing(path: Path) -> Iterator[BinaryIO]:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        _rename(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)  # the old file stands; no partial copy is left beside it
         raise
     fsync_directory(path.parent)
+
+
+def _rename(temporary: Path, path: Path) -> None:
+    try:
+        os.replace(temporary, path)
+    except OSError as error:
+        # What is in the way (a directory at the path, a read-only folder) is the path's, not the temporary file's.
+        raise type(error)(error.errno, error.strerror, str(path)) from None
 
 
 def fsync_directory(directory: Path) -> None:

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from harness.errors import ConfigError
-from harness.records import MANIFEST_FILE, TRIALS_FILE
+from harness.records import MANIFEST_FILE, TRIALS_FILE, read_manifest
 
 # What a run directory may hold before its first manifest: the lock, the log, the records (kept or refused by the
 # resume checks), and a manifest write cut short.
@@ -81,12 +81,21 @@ def check_not_inside_run(path: Path, label: str) -> None:
     A sweep's jobs are not refused: the sweep directory above them holds multirun.yaml, not a run's files.
     """
     for parent in Path(os.path.realpath(path)).parents:  # real: a symbolic link into a run is inside it too
-        held = next((name for name in (MANIFEST_FILE, TRIALS_FILE) if _exists(parent / name)), None)
+        held = MANIFEST_FILE if _holds_manifest(parent) else TRIALS_FILE if _exists(parent / TRIALS_FILE) else None
         if held is not None:
             raise ConfigError(
                 f"{label} is inside the run directory {parent} (it holds {held}), and a run would write its files "
                 "among that run's; choose a directory outside it, e.g. beside it."
             )
+
+
+def _holds_manifest(directory: Path) -> bool:
+    """Whether `directory` holds a run's manifest.json: a web app or a package may keep a manifest.json of its own in
+    a folder above every run, which must not refuse them all."""
+    try:
+        return read_manifest(directory) is not None
+    except (OSError, ValueError):  # unreadable, or no run's manifest (a ValidationError is a ValueError)
+        return False
 
 
 def _can_create_in(directory: Path) -> bool:

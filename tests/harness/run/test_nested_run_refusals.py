@@ -70,3 +70,10 @@ def test_a_sweep_s_job_and_a_run_itself_are_not_inside_a_run(tmp_path: Path) -> 
     (sweep / "0" / MANIFEST_FILE).write_text("{}")
     check_not_inside_run(sweep / "0", "its directory")  # resumed: the job's own manifest is not above it
     check_not_inside_run(sweep / "1", "its directory")
+
+
+@pytest.mark.parametrize("content", ['{"name": "a web app", "start_url": "/"}', "not json", ""])
+def test_a_manifest_json_that_is_no_runs_above_a_run_refuses_nothing(tmp_path: Path, content: str) -> None:
+    """A project may keep a manifest.json of its own (a web app's, a package's) in a folder above every run."""
+    (tmp_path / MANIFEST_FILE).write_text(content)
+    check_not_inside_run(tmp_path / "results" / "runs" / "r", "hydra.run.dir=...")
