@@ -2,8 +2,7 @@
 
 A sentence quotes paths, overrides and library messages that echo them, so it is printed with its control
 characters shown, never acted on. The table that shows them sits here, at the bottom of the layers, as every package
-(records, the report, the gate, the run's log lines) prints data through it too; harness/records/visible.py is its
-name for them.
+(records, the report, the gate, the run's log lines) prints data through it too.
 """
 
 from __future__ import annotations

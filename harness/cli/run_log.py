@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from harness.records.visible import visible
+from harness.errors import visible
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
 

@@ -12,12 +12,12 @@ from typing import Final
 
 from pydantic import BaseModel, Field
 
+from harness.errors import visible
 from harness.gate._chain import Decision, DecisionLine
 from harness.gate._errors import GateDecisionError
-from harness.records.gate import Proposal
 from harness.gate._rules import normalize_quote
 from harness.gate._store import GateStore
-from harness.records.visible import visible
+from harness.records.gate import Proposal
 
 MARK_OPEN: Final = "»"
 MARK_CLOSE: Final = "«"

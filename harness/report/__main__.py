@@ -11,10 +11,9 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.errors import HarnessError, fail
+from harness.errors import HarnessError, fail, visible
 from harness.metrics.semantic import add_semantic_options, semantic_cache
 from harness.records import MANIFEST_FILE, TRIALS_FILE
-from harness.records.visible import visible
 from harness.report._report import REPORT_FORMATS, ReportFormat, write_formats
 from harness.report._runs import ReportInputError
 from harness.report.index import write_index_page

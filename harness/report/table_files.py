@@ -3,7 +3,7 @@ from records escaped.
 
 Text from records, manifests and models is data in both: never a control sequence or live content. CSV: numbers as
 Python writes them (the shortest text that reads back to the same float), booleans as True/False, an undefined value
-as an empty cell; a text cell with its control characters shown as symbols (harness.records.visible), and one a
+as an empty cell; a text cell with its control characters shown as symbols (harness.errors.visible), and one a
 spreadsheet would take for a formula quoted. LaTeX: a booktabs tabular (\\usepackage{booktabs}), floats to four
 significant digits, an undefined value as "--"; every text cell and header is data, so each of & % $ # _ { } ~ ^ \\
 < > is escaped and each control character shown as its code point.
@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from harness.records.visible import visible
+from harness.errors import visible
 from harness.records.whole_file import write_whole
 from harness.report.data_tables import DataTable, Value
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import logging
 
+from harness.errors import visible
 from harness.metrics.run import RunMetrics
 from harness.metrics.run_on import FIX, record_end, run_on_warning
 from harness.records import TrialRecord
-from harness.records.visible import visible
 
 log = logging.getLogger(__name__)
 

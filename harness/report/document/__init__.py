@@ -6,6 +6,7 @@ escape; links point only to paths the report wrote or anchors of its page. A sec
 `Section`; a table is `Table(header, rows)`.
 """
 
+from harness.errors import visible
 from harness.report.document._html import render_html
 from harness.report.document._markdown import render_markdown
 from harness.report.document._model import (
@@ -25,7 +26,6 @@ from harness.report.document._model import (
     Text,
     local_target,
 )
-from harness.records.visible import visible
 
 __all__ = [
     "Block",

@@ -8,6 +8,7 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.errors import visible
 from harness.report.document._model import (
     Block,
     BulletList,
@@ -22,7 +23,6 @@ from harness.report.document._model import (
     Table,
     Text,
 )
-from harness.records.visible import visible
 
 IMAGE_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from harness.errors import visible
 from harness.report.document._model import (
     Block,
     BulletList,
@@ -26,7 +27,6 @@ from harness.report.document._model import (
     Table,
     Text,
 )
-from harness.records.visible import visible
 
 _ALWAYS = frozenset("\\`*[]<&|~#")
 _LIST_OR_QUOTE = frozenset("-+>")

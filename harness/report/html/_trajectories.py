@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from harness.records.visible import visible_in_prose
+from harness.errors import visible_in_prose
 
 
 class TrajectoryPool:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.errors import visible
 from harness.gate import Decision, GateStore, Proposal, Turn
-from harness.records.visible import visible
 
 ROOT = Path(__file__).resolve().parents[3]
 DENTIST = "Can you remind me what time the dentist appointment is?"

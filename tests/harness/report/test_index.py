@@ -9,14 +9,14 @@ from urllib.parse import unquote
 
 import pytest
 
+from harness.errors import visible
 from harness.metrics.run import METRICS_FILE, RunMetrics
-from harness.records.visible import visible
 from harness.report.__main__ import main
 from harness.report.html import INDEX_FILE
 from harness.report.index import index_rows, write_index_page
 from tests.harness.report.commonmark import html_urls
-from tests.harness.report.index_folder import HOSTILE_STATUS, HOSTILE_TASK, SWEEP, write_results
 from tests.harness.report.html.pages import MUG
+from tests.harness.report.index_folder import HOSTILE_STATUS, HOSTILE_TASK, SWEEP, write_results
 
 
 @pytest.fixture(scope="module")
