@@ -1,4 +1,5 @@
-"""Run the real entry point in a subprocess, as a user would."""
+"""Run the real entry point: in this process (`run_cli`), or in a new one where only a process shows the behaviour
+(`run_process`, `replay_side_by_side`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import sys
 from pathlib import Path
 
 import yaml
+
+from tests.in_process import Outcome, run_in_process
 
 ROOT = Path(__file__).resolve().parents[1]
 REPLAY_CACHE = ROOT / "tests" / "fixtures" / "replay" / "llm_cache.jsonl"
@@ -28,10 +31,11 @@ def reflector_stop_override(model: str) -> str:
     return "+model.reflector_stop=[" + ",".join(f'"{stop}"' for stop in stops) + "]"
 
 
-def run_cli(
+def run_process(
     *overrides: str, env: dict[str, str] | None = None, multirun: bool = False, timeout: float = 900
 ) -> subprocess.CompletedProcess[str]:
-    """`python run.py [-m] <overrides>` from the repository root, with progress lines off."""
+    """`python run.py [-m] <overrides>` in a new process from the repository root, with progress lines off: for what
+    only a process shows (exit by signal, a launcher's worker processes, an installed plugin's entry points)."""
     flags = ["-m"] if multirun else []
     return subprocess.run(
         [sys.executable, str(ROOT / "run.py"), *flags, "progress=false", *overrides],
@@ -41,6 +45,12 @@ def run_cli(
         text=True,
         timeout=timeout,
     )
+
+
+def run_cli(*overrides: str, env: dict[str, str] | None = None, multirun: bool = False) -> Outcome:
+    """`python run.py [-m] <overrides>` run in this process (tests/in_process.py), with progress lines off."""
+    flags = ["-m"] if multirun else []
+    return run_in_process(*flags, "progress=false", *overrides, env=env)
 
 
 def replay_side_by_side(

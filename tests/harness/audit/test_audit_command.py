@@ -5,8 +5,6 @@ from __future__ import annotations
 import difflib
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from scipy.stats import spearmanr
 from harness.audit.__main__ import main
 from harness.audit.sources import discover_sources
 from tests.harness.report.commonmark import tables
+from tests.in_process import run_module
 
 ROOT = Path(__file__).resolve().parents[3]
 LOGS = ROOT / "data" / "reflexion-logs"
@@ -188,9 +187,7 @@ def test_a_mapping_missing_an_env_with_reflections_is_one_sentence(
 def test_an_out_that_is_a_file_is_refused_before_the_audit_runs(tmp_path: Path) -> None:
     out = tmp_path / "audit.md"
     out.write_text("kept\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "harness.audit", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
+    result = run_module("harness.audit", "--out", str(out))
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == f"error: --out={out} is a file, not a directory; name a directory.\n"
     assert out.read_text() == "kept\n"
@@ -221,12 +218,7 @@ def test_show_names_an_unknown_task_and_its_close_matches(capsys: pytest.Capture
 
 
 def test_show_an_unknown_source_exits_2_with_one_line() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "harness.audit", "show", "alfworld_runs/root/reflexion_run_log", "env_22"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    result = run_module("harness.audit", "show", "alfworld_runs/root/reflexion_run_log", "env_22")
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr

@@ -4,8 +4,6 @@ model as a live run, and one report over both."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ from harness.audit.hotpotqa import load_hotpotqa_log
 from harness.audit.hotpotqa_runs import PublishedLogError, published_records, write_published_run
 from harness.domains.hotpotqa.questions import load_questions
 from harness.records import read_trials
+from tests.in_process import run_module
 from tests.runner import ROOT
 
 COT = ROOT / "data" / "reflexion-logs" / "hotpotqa_runs" / "root" / "CoT"
@@ -52,12 +51,12 @@ def test_logs_without_reflections_or_of_another_agent_are_refused(tmp_path: Path
 
 
 def test_the_command_writes_a_finished_run_and_refuses_to_overwrite_one(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "harness.audit.hotpotqa_runs", str(IMPORTABLE[0]), str(tmp_path / "run")]
-    first = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    command = ("harness.audit.hotpotqa_runs", str(IMPORTABLE[0]), str(tmp_path / "run"))
+    first = run_module(*command)
     assert first.returncode == 0, first.stderr
     written = read_trials(tmp_path / "run")
     assert first.stdout.startswith(f"wrote {len(written)} records") and written
-    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    again = run_module(*command)
     assert again.returncode == 2 and again.stderr.startswith("error: ") and "is not empty" in again.stderr
     assert read_trials(tmp_path / "run") == written
 
@@ -67,7 +66,6 @@ def test_the_command_refuses_a_folder_holding_other_files(tmp_path: Path) -> Non
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "summary.md").write_text("mine\n")
-    command = [sys.executable, "-m", "harness.audit.hotpotqa_runs", str(IMPORTABLE[0]), str(folder)]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    result = run_module("harness.audit.hotpotqa_runs", str(IMPORTABLE[0]), str(folder))
     assert result.returncode == 2 and f"error: {folder} is not empty" in result.stderr, result.stderr
     assert [p.name for p in folder.iterdir()] == ["summary.md"]

@@ -178,7 +178,7 @@ def test_bad_input_is_one_sentence_and_writes_nothing(tmp_path: Path, case: Case
     else:
         if not any(arg.startswith("llm.cache.path=") for arg in args):
             args.append(f"llm.cache.path={tmp_path}/cache/llm_cache.jsonl")  # so a stray mkdir would show here
-        result = run_cli(*args, f"hydra.run.dir={run_dir}", env={**case.env}, timeout=120)
+        result = run_cli(*args, f"hydra.run.dir={run_dir}", env={**case.env})
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     assert result.stdout == ""

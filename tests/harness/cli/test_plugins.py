@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.records import read_manifest, read_trials
-from tests.runner import ROOT, run_cli
+from tests.runner import ROOT, run_process
 
 PLUGIN = ROOT / "tests" / "plugins" / "reflexion_plugin_example"
 QUESTION = "5a7613c15542994ccc9186bf"
@@ -66,7 +66,7 @@ print(json.dumps({"sources": available_sources(), "backends": available_backends
 
 def test_run_py_plays_a_condition_of_the_plugins_source_on_the_plugins_backend(site: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
-    result = run_cli(
+    result = run_process(
         "env=hotpotqa",
         f"env.questions=[{QUESTION}]",
         "experiment.trials=2",
@@ -93,7 +93,7 @@ def test_run_py_plays_a_condition_of_the_plugins_source_on_the_plugins_backend(s
 
 
 def test_a_misspelled_plugin_backend_is_refused_with_every_accepted_name(site: Path, tmp_path: Path) -> None:
-    result = run_cli(
+    result = run_process(
         "env=hotpotqa", "model=openai-compatible", "model.backend=ecoh", f"hydra.run.dir={tmp_path / 'run'}",
         env={"PYTHONPATH": str(site)},
     )

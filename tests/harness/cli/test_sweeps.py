@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from harness.records import read_manifest, read_trials, records_without_timing
-from tests.runner import REPLAY_CACHE, run_cli
+from tests.runner import REPLAY_CACHE, run_cli, run_process
 
 LAUNCHER_PLUGINS = ("hydra_plugins.hydra_joblib_launcher", "hydra_plugins.hydra_ray_launcher", "ray", "submitit")
 pytestmark = [
@@ -75,9 +75,13 @@ def sequential(tmp_path_factory: pytest.TempPathFactory, no_models: Path) -> dic
     return records
 
 
-def sweep(sweep_dir: Path, no_models: Path, *overrides: str, env: dict[str, str] | None = None) -> str:
-    """`python run.py -m` over the two strategies; returns its stdout, failing on a non-zero exit."""
-    result = run_cli(
+def sweep(
+    sweep_dir: Path, no_models: Path, *overrides: str, env: dict[str, str] | None = None, process: bool = False
+) -> str:
+    """`python run.py -m` over the two strategies (in a new process with `process`: a launcher that starts workers
+    of its own leaves them, and its client's state, in the process that launched it); returns its stdout, failing on
+    a non-zero exit."""
+    result = (run_process if process else run_cli)(
         *SETTINGS,
         SWEEP,
         *overrides,
@@ -142,7 +146,7 @@ def test_a_refused_sweep_rerun_changes_nothing_and_relabels_no_job(
 def test_joblib_runs_the_jobs_side_by_side(
     tmp_path: Path, no_models: Path, sequential: dict[str, list[dict[str, Any]]]
 ) -> None:
-    out = sweep(tmp_path / "sweep", no_models, "hydra/launcher=joblib", "hydra.launcher.n_jobs=2")
+    out = sweep(tmp_path / "sweep", no_models, "hydra/launcher=joblib", "hydra.launcher.n_jobs=2", process=True)
     assert f"sweep report: {tmp_path / 'sweep' / 'report.md'} (2 of 2 jobs)" in out
     assert_jobs_replayed(tmp_path / "sweep", sequential)
 
@@ -150,7 +154,7 @@ def test_joblib_runs_the_jobs_side_by_side(
 def test_submitit_local_runs_the_jobs(
     tmp_path: Path, no_models: Path, sequential: dict[str, list[dict[str, Any]]]
 ) -> None:
-    sweep(tmp_path / "sweep", no_models, "hydra/launcher=submitit_local")
+    sweep(tmp_path / "sweep", no_models, "hydra/launcher=submitit_local", process=True)
     assert_jobs_replayed(tmp_path / "sweep", sequential)
 
 
@@ -222,6 +226,7 @@ def test_ray_runs_the_jobs_on_a_cluster(
         "hydra/launcher=ray_cluster",
         f"hydra.launcher.ray.init.address={ray_head}",
         env=LOOPBACK_RAY,
+        process=True,
     )
     assert_jobs_replayed(tmp_path / "sweep", sequential)
 
@@ -231,7 +236,8 @@ def test_a_failed_job_is_named_and_the_finished_ones_still_combined(
 ) -> None:
     # Seed 12345 is not in the cache: job 1 stops at its first model call with a replay miss.
     sweep_dir = tmp_path / "sweep"
-    result = run_cli(
+    # Its report is written at the process's exit (the basic launcher ends it through the job's sys.exit): a process.
+    result = run_process(
         *SETTINGS,
         "strategy=no_memory",
         "experiment.seed=0,12345",

@@ -1,4 +1,4 @@
-"""`python -m harness.gate {review,verify,show} STORE`, run as a user would, in a subprocess."""
+"""`python -m harness.gate {review,verify,show} STORE`, run as a user would: in this process, and in a new one at a\nterminal (a pseudo-terminal) or into a pipe that closes early."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 from harness.errors import visible
 from harness.gate import Decision, GateStore, Proposal, Turn
+from tests.in_process import Outcome, run_module
 
 ROOT = Path(__file__).resolve().parents[3]
 DENTIST = "Can you remind me what time the dentist appointment is?"
@@ -31,19 +32,12 @@ def pile(path: Path) -> tuple[GateStore, Proposal, Proposal]:
     return store, good, wire
 
 
-def gate(*args: str | Path, stdin: int | None = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.gate", *map(str, args)],
-        check=False,
-        cwd=ROOT,
-        stdin=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def gate(*args: str | Path) -> Outcome:
+    """`python -m harness.gate <args>` with an empty standard input that is no terminal, in this process."""
+    return run_module("harness.gate", *map(str, args))
 
 
-def one_error_line(result: subprocess.CompletedProcess[str], code: int, *words: str) -> None:
+def one_error_line(result: Outcome, code: int, *words: str) -> None:
     assert result.returncode == code, result
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), result.stderr
     assert "Traceback" not in result.stderr

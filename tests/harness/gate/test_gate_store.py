@@ -22,6 +22,7 @@ from harness.gate import (
     Proposal,
     Turn,
 )
+from tests.in_process import Outcome, run_module
 
 ROOT = Path(__file__).resolve().parents[3]
 DENTIST = "Can you remind me what time the dentist appointment is?"
@@ -380,10 +381,7 @@ def test_a_device_or_directory_in_place_of_a_store_file_is_refused_in_one_senten
         target.mkdir()
     else:
         target.symlink_to(replacement)
-    shown = subprocess.run(
-        [sys.executable, "-m", "harness.gate", "show", str(store.path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    shown = run_module("harness.gate", "show", str(store.path))
     assert shown.returncode == 2, shown.stderr
     assert shown.stderr == (
         f"error: {target} is not a regular file (a directory, device, pipe or socket is in its place); put the gate "
@@ -396,11 +394,8 @@ def test_show_with_a_scope_the_store_does_not_hold_is_refused_naming_its_scopes(
     owner reads that nothing awaits review while the pile holds items"."""
     store, _ = store_with(tmp_path / "store", GOOD)
 
-    def show(scope: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "harness.gate", "show", str(store.path), "--scope", scope],
-            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
-        )  # fmt: skip
+    def show(scope: str) -> Outcome:
+        return run_module("harness.gate", "show", str(store.path), "--scope", scope)
 
     typo = show("conversaton")
     assert typo.returncode == 2 and typo.stdout == ""

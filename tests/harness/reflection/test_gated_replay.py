@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +10,7 @@ from harness.gate import GateStore
 from harness.reflection.gated_memory import lessons_by_trial
 from harness.records import read_trials, records_without_timing
 from harness.records.details import GateOutcome
+from tests.in_process import run_module
 from tests.runner import ROOT, replay_side_by_side
 
 CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"
@@ -65,13 +64,7 @@ def test_the_run_leaves_a_verified_store_whose_live_memory_is_the_approved_items
         assert lessons_by_trial(store.live_memory(scope=task)) == approved
     dropped = sum(len(r.reflection_details.dropped) for r in records if isinstance(r.reflection_details, GateOutcome))
     assert len(store.dropped()) == dropped
-    shown = subprocess.run(
-        [sys.executable, "-m", "harness.gate", "verify", str(replays[0] / "gate" / "gated")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    shown = run_module("harness.gate", "verify", str(replays[0] / "gate" / "gated"))
     assert shown.returncode == 0 and shown.stdout.startswith("chain ok:")
 
 

@@ -5,8 +5,6 @@ never opened (the report finishes instead of waiting for a reader)."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -14,7 +12,7 @@ import pytest
 
 from harness.records import Manifest, TrialLog, write_manifest
 from tests.harness.factories import make_record
-from tests.runner import ROOT
+from tests.in_process import run_module
 
 MUG = "pick_and_place_simple-Mug-None-Desk-308/trial_T1"
 # report.md, effects.json, a plot and a table in each format: one of each writer that followed a link (report.html
@@ -48,14 +46,7 @@ def run_dir(tmp_path: Path) -> Path:
 
 
 def report(run: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "harness.report", str(run), "--format", "md,html,csv,latex"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        check=False,
-    )
+    result = run_module("harness.report", str(run), "--format", "md,html,csv,latex")
     assert result.returncode == 0, result.stderr
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from harness.records import TRIALS_FILE
 from harness.report._runs import load_run
 from harness.report.frames import load_conditions, load_trials
 from harness.report.table_files import latex_cell
+from tests.in_process import Outcome, run_module
 from tests.runner import REPLAY_CACHE, ROOT, run_cli
 
 FIVE_CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"
@@ -34,9 +33,8 @@ def replay(run_dir: Path, *overrides: str) -> Path:
     return run_dir
 
 
-def report(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "harness.report", *map(str, args)]
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+def report(*args: str | Path) -> Outcome:
+    return run_module("harness.report", *map(str, args))
 
 
 @pytest.fixture(scope="module")

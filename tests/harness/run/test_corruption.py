@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +20,7 @@ from harness.records import (
 )
 from harness.records.canonical import sha256_hex
 from harness.run.run_dir import BEFORE_MANIFEST
+from tests.in_process import run_module
 from tests.runner import REPLAY_CACHE, ROOT, one_error_line, run_cli
 from tests.small_run import GAME, SMALL_RUN, snapshot
 
@@ -145,15 +144,12 @@ def test_a_device_or_pipe_in_place_of_a_run_file_is_refused_not_read_forever(
     """'manifest.json linked to /dev/zero is read until memory runs out': refused in one sentence, exit 2."""
     kept = {p.name: p.read_bytes() for p in copy.iterdir() if p.is_file() and p.name != name}
     replace(copy / name)
-    result = run_cli(*SMALL_RUN, f"hydra.run.dir={copy}", timeout=120)
+    result = run_cli(*SMALL_RUN, f"hydra.run.dir={copy}")
     assert result.returncode == 2, result.stderr
     error = one_error_line(result.stderr)
     assert f"{copy / name}" in error and "regular file" in error, error
     assert {p.name: p.read_bytes() for p in copy.iterdir() if p.name in kept} == kept
-    report = subprocess.run(
-        [sys.executable, "-m", "harness.report", str(copy), "--out", str(copy.parent / "out")],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )
+    report = run_module("harness.report", str(copy), "--out", str(copy.parent / "out"))
     assert report.returncode == 2 and "regular file" in report.stderr, report.stderr
 
 

@@ -21,11 +21,10 @@ REPLAY = ("llm.cache.mode=replay", f"llm.cache.path={CACHE}", "progress=false")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("held_out")
     select, held_out = root / "select", root / "held_out"
-    first = run_cli("experiment=hotpotqa_held_out_select", *REPLAY, f"hydra.run.dir={select}", timeout=900)
+    first = run_cli("experiment=hotpotqa_held_out_select", *REPLAY, f"hydra.run.dir={select}")
     assert first.returncode == 0, first.stderr
     second = run_cli(
-        "experiment=hotpotqa_held_out", f"env.frozen_in={select}", *REPLAY, f"hydra.run.dir={held_out}", timeout=900
-    )
+        "experiment=hotpotqa_held_out", f"env.frozen_in={select}", *REPLAY, f"hydra.run.dir={held_out}")
     assert second.returncode == 0, second.stderr
     return select, held_out
 

@@ -27,7 +27,7 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def assert_refused(args: tuple[str, ...], enclosing: Path, watched: Path, multirun: bool = False) -> None:
     before = files_under(watched)
-    result = run_cli(*SMALL_RUN, *args, multirun=multirun, timeout=120)
+    result = run_cli(*SMALL_RUN, *args, multirun=multirun)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and result.stdout == ""
     assert_one_sentence(result.stderr, [f"is inside the run directory {enclosing} (it holds {MANIFEST_FILE})"])

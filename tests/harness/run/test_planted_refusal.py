@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harness.gate import OUTSIDE_ROLES, GateStore
 from harness.run.scenarios.planted_refusal import RESULT_FILE, PlantedOutcome, load_conversation
+from tests.in_process import run_module
 from tests.runner import ROOT, run_cli
 
 CONVERSATION = ROOT / "data" / "planted_refusal" / "conversation.json"
@@ -54,9 +54,7 @@ def test_without_the_gate_the_reflection_reaches_memory_and_with_it_nothing_is_l
 
 def test_the_owner_reviews_the_pile_from_the_command_line(tmp_path: Path) -> None:
     _, run = run_scenario(tmp_path)
-    shown = subprocess.run(
-        [sys.executable, "-m", "harness.gate", "show", str(run / "gate")], cwd=ROOT, capture_output=True, text=True, check=False
-    )
+    shown = run_module("harness.gate", "show", str(run / "gate"))
     assert shown.returncode == 0, shown.stderr
     outcome = PlantedOutcome.model_validate_json((run / RESULT_FILE).read_text())
     assert all(item.id in shown.stdout for item in outcome.proposed)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harness.records import read_manifest, read_trials, records_without_timing
-from tests.runner import REPLAY_CACHE, ROOT, run_cli
+from tests.in_process import run_module
+from tests.runner import REPLAY_CACHE, run_cli
 
 # The run the committed cache was recorded from (see tests/fixtures/replay/README.md).
 RECORDED_RUN = (
@@ -114,12 +113,7 @@ def test_a_sweep_over_strategies_lands_one_job_per_strategy(tmp_path: Path) -> N
     assert all(r.memory == [] and r.reflection is None for r in no_memory)
     # Each job wrote its own report; one command combines the sweep's jobs into one.
     assert all((job / "report.md").is_file() for job in jobs)
-    combined = subprocess.run(
-        [sys.executable, "-m", "harness.report", *map(str, jobs), "--out", str(sweep_dir)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    combined = run_module("harness.report", *map(str, jobs), "--out", str(sweep_dir))
     assert combined.returncode == 0, combined.stderr
     table = (sweep_dir / "report.md").read_text().split("## Conditions", 1)[1]
     assert "| self_diagnosis |" in table and "| no_memory |" in table

@@ -4,7 +4,6 @@ later removes only the directories it created: never a user's empty folder or a 
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 
 from harness.errors import ConfigError
 from harness.run.run_dir import check_output_dir, first_missing, remove_created
+from tests.in_process import run_in_process, run_module
 from tests.runner import REPLAY_CACHE, ROOT, run_cli
 from tests.harness.cli.test_bad_input import assert_one_sentence, files_under
 
@@ -20,9 +20,7 @@ REPLAY = ("llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}")
 
 def refused(*overrides: str, cwd: Path = ROOT) -> str:
     """Run `python run.py` expecting a refusal: exit 2, one sentence, no traceback; returns the sentence."""
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "run.py"), "progress=false", *overrides], cwd=cwd, capture_output=True, text=True
-    )
+    result = run_in_process("progress=false", *overrides, cwd=cwd)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and "Warning" not in result.stderr, result.stderr
     return result.stderr.strip()
@@ -147,10 +145,7 @@ def test_a_directory_where_nothing_can_be_created_is_refused_even_when_os_access
         check_output_dir("/proc/harness-x", "hydra.run.dir")
     sentence = refused("hydra.run.dir=/proc/harness-x")
     assert_one_sentence(sentence, ["/proc/harness-x cannot be written"])
-    out = subprocess.run(
-        [sys.executable, "-m", "harness.report", str(ROOT / "tests" / "fixtures"), "--out", "/proc/harness-x"],
-        cwd=ROOT, capture_output=True, text=True,
-    )
+    out = run_module("harness.report", str(ROOT / "tests" / "fixtures"), "--out", "/proc/harness-x")
     assert out.returncode == 2 and "--out=/proc/harness-x cannot be written" in out.stderr, out.stderr
 
 

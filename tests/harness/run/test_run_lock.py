@@ -68,7 +68,7 @@ def test_a_second_run_refuses_while_the_first_writes(tmp_path: Path) -> None:
         wait_for_holder(run_dir, first.pid, first)
         os.kill(first.pid, signal.SIGSTOP)  # frozen while holding the lock, so the refusal cannot race its end
         before = snapshot(run_dir)
-        second = run_cli(*SMALL_RUN, f"hydra.run.dir={run_dir}", timeout=300)
+        second = run_cli(*SMALL_RUN, f"hydra.run.dir={run_dir}")
         assert snapshot(run_dir) == before, "the refused process wrote into the run directory"
     finally:
         os.kill(first.pid, signal.SIGCONT)
@@ -91,7 +91,7 @@ def test_a_killed_writer_leaves_the_run_directory_free(tmp_path: Path) -> None:
     first.wait()
     # The dead holder's name stays in the file, but the kernel dropped its lock with the process.
     assert LockHolder.model_validate_json((run_dir / LOCK_FILE).read_text()).pid == first.pid
-    resumed = run_cli(*SMALL_RUN, f"hydra.run.dir={run_dir}", timeout=600)
+    resumed = run_cli(*SMALL_RUN, f"hydra.run.dir={run_dir}")
     assert resumed.returncode == 0, resumed.stderr
     assert len(read_trials(run_dir)) == 2
     assert not (run_dir / LOCK_FILE).exists()
@@ -218,7 +218,7 @@ def test_deleting_run_lock_mid_run_lets_no_second_writer_in(tmp_path: Path) -> N
         (run_dir / LOCK_FILE).unlink()
         os.kill(first.pid, signal.SIGSTOP)  # frozen mid-run, so the second cannot simply come after its end
         before = snapshot(run_dir)
-        second = run_cli(*FIVE_CONDITIONS, f"hydra.run.dir={run_dir}", timeout=300)
+        second = run_cli(*FIVE_CONDITIONS, f"hydra.run.dir={run_dir}")
         assert snapshot(run_dir) == before, "the refused process wrote into the run directory"
     finally:
         os.kill(first.pid, signal.SIGCONT)

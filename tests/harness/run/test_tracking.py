@@ -9,6 +9,7 @@ import importlib.util
 import json
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from harness.metrics.run import RunMetrics
 from harness.records import read_manifest
 from harness.run.tracking import PARAM_VALUE_LIMIT, flat_params, main, solved_by_trial, track_run
 from harness.run.tracking_settings import TrackingSettings
-from tests.runner import ROOT, run_cli
+from tests.runner import ROOT, run_cli, run_process
 
 # The test's own reads of a sqlite store meet SQLAlchemy's deprecation notices from inside mlflow.
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
@@ -41,7 +42,8 @@ ARTIFACTS = {"report.md", "report.html", "metrics.json", "summary.md", "trials.j
 
 
 def replay(run_dir: Path, *overrides: str, env: dict[str, str] | None = None) -> None:
-    result = run_cli(*REPLAY, *overrides, f"hydra.run.dir={run_dir}", env=env)
+    """The replay in this process, or in a new one when `env` is given (an import path only a new interpreter reads)."""
+    result = (run_cli if env is None else run_process)(*REPLAY, *overrides, f"hydra.run.dir={run_dir}", env=env)
     assert result.returncode == 0, result.stderr
 
 
@@ -157,12 +159,10 @@ def test_tracking_off_writes_no_store_and_imports_no_mlflow(tmp_path: Path) -> N
     assert not {"mlruns", "mlartifacts", "mlflow.db"} & {p.name for p in (tmp_path / "run").iterdir()}
 
 
-def test_tracking_on_without_mlflow_stops_before_the_run(tmp_path: Path) -> None:
-    hide = tmp_path / "hide"
-    hide.mkdir()
-    (hide / "sitecustomize.py").write_text("import sys\nsys.modules['mlflow'] = None  # as if not installed\n")
+def test_tracking_on_without_mlflow_stops_before_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "mlflow", None)  # as if not installed: `import mlflow` fails, find_spec is None
     run_dir = tmp_path / "run"
-    result = run_cli(*REPLAY, "tracking=mlflow", f"hydra.run.dir={run_dir}", env=_python_path(hide))
+    result = run_cli(*REPLAY, "tracking=mlflow", f"hydra.run.dir={run_dir}")
     assert result.returncode == 2
     [line] = result.stderr.strip().splitlines()
     assert line.startswith("error: tracking=mlflow ") and "pip install -e .[tracking]" in line

@@ -54,9 +54,7 @@ def test_the_command_line_refuses_it_before_any_trial(tmp_path: Path, uri: str, 
     before = files_under(tmp_path)
     run_dir = tmp_path / "run"
     result = run_cli(
-        *SMALL_RUN, "tracking=mlflow", f"tracking.tracking_uri={uri.format(tmp=tmp_path)}", f"hydra.run.dir={run_dir}",
-        timeout=120,
-    )
+        *SMALL_RUN, "tracking=mlflow", f"tracking.tracking_uri={uri.format(tmp=tmp_path)}", f"hydra.run.dir={run_dir}")
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and result.stdout == ""
     assert_one_sentence(result.stderr, [needle.format(tmp=tmp_path)])

@@ -10,8 +10,6 @@ HTTP, every request the server receives must equal the original's (the prompt as
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ from harness.audit.hotpotqa_runs import write_published_run
 from harness.records import TrialRecord, read_trials
 from harness.records.hotpotqa import QuestionAttempt
 from tests.harness.domains.alfworld.test_reflexion_golden import scripted_run, sent
+from tests.in_process import run_module
 from tests.runner import ROOT
 
 GOLDEN = json.loads((ROOT / "tests" / "fixtures" / "reflexion_golden" / "hotpotqa_cot_runs.json").read_text())
@@ -86,8 +85,9 @@ def test_a_live_run_and_a_published_log_are_reported_side_by_side(tmp_path: Path
     play_golden(GOLDEN[0], tmp_path / "live")
     write_published_run(PUBLISHED_LOG, tmp_path / "published")
     solved = len({r.task_id for r in read_trials(tmp_path / "published") if r.success})
-    command = [sys.executable, "-m", "harness.report", str(tmp_path / "live"), str(tmp_path / "published")]
-    result = subprocess.run([*command, "--out", str(tmp_path / "report")], cwd=ROOT, capture_output=True, text=True)
+    result = run_module(
+        "harness.report", str(tmp_path / "live"), str(tmp_path / "published"), "--out", str(tmp_path / "report")
+    )
     assert result.returncode == 0, result.stderr
     table = (tmp_path / "report" / "report.md").read_text().split("## Conditions", 1)[1].split("\n## ", 1)[0]
     rows = {line.split(" | ")[0].removeprefix("| "): line for line in table.splitlines() if line.startswith("| ")}
