@@ -13,7 +13,7 @@ from envs.alfworld import AlfworldEpisode, list_games
 from envs.alfworld_memos import install_memos
 
 ROOT = Path(__file__).resolve().parents[2]
-GAME = "pick_two_obj_and_place-CD-None-Safe-308/trial_T20190907_051056_585414"
+GAME = "pick_and_place_simple-SoapBottle-None-Toilet-424/trial_T20190907_004404_604165"
 
 # A fresh process: reset GAME and play a few commands, with or without the planner's plan ("plan"/"no-plan") and
 # a translations folder, then report the text it printed and what the memos did.

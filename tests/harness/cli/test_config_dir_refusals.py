@@ -3,14 +3,12 @@ cannot read are refused in one sentence naming the value, exit 2, before Hydra w
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.harness.cli.test_bad_input import assert_one_sentence, files_under
-from tests.runner import ROOT
+from tests.in_process import run_in_process
 
 CASES = {
     "config dir missing, --config-dir=": (
@@ -47,10 +45,7 @@ def test_a_config_folder_hydra_cannot_read_is_one_sentence(
     run_dir = tmp_path / "run"
     filled = [arg.format(tmp=tmp_path) for arg in args]
     # Hydra's options first, as they must come (the refused order is one of the cases, spelled out in its args).
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "run.py"), *filled, "progress=false", f"hydra.run.dir={run_dir}"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )
+    result = run_in_process(*filled, "progress=false", f"hydra.run.dir={run_dir}")
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and "HYDRA_FULL_ERROR" not in result.stderr, result.stderr
     assert result.stdout == ""

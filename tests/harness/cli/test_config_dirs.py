@@ -4,15 +4,13 @@ Hydra honours it: its model is chosen, by `model=` or by a role, and played over
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harness.cli.overrides import user_config_dirs
 from harness.records import read_trials
+from tests.in_process import run_in_process
 from tests.runner import ROOT, run_cli
 from tests.scripted_server import ScriptedServer
 
@@ -62,10 +60,7 @@ def test_a_model_of_the_users_folder_is_played(spelling: str, tmp_path: Path) ->
             f"hydra.run.dir={tmp_path / 'run'}",
         ]
         # Hydra's options come before the overrides (argparse reads the overrides as one list).
-        result = subprocess.run(
-            [sys.executable, str(ROOT / "run.py"), *added, "progress=false", *overrides],
-            cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "OPENAI_API_KEY": "none"},
-        )
+        result = run_in_process(*added, "progress=false", *overrides, env={"OPENAI_API_KEY": "none"})
         assert result.returncode == 0, result.stderr[-2000:]
         assert {body["model"] for body in server.requests} == {"mine-7b"}
     [record] = read_trials(tmp_path / "run")
