@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+# The finished runs every test may read, each played once per session.
+pytest_plugins = ["tests.finished_runs"]
+
 
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:

@@ -4,6 +4,7 @@ that gains a command fails until the command is placed in RUN or SKIP, so the ta
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -13,17 +14,10 @@ from pathlib import Path
 import pytest
 
 from tests.doc_pages import PAGES, all_commands, bash_blocks, commands
+from tests.finished_runs import FIVE, HOTPOTQA, HUMANEVAL
+from tests.in_process import Outcome, run_in_process, run_module
 from tests.runner import ROOT
 
-FIVE = (
-    "python run.py experiment=five_conditions_demo "
-    "'strategy=[self_diagnosis,no_memory,grounded_template,programmatic,model_swap,gated]' llm.cache.mode=replay "
-    "llm.cache.path=tests/fixtures/five_conditions/llm_cache.jsonl hydra.run.dir=results/runs/five"
-)
-HOTPOTQA = (
-    "python run.py experiment=hotpotqa_demo llm.cache.mode=replay "
-    "llm.cache.path=tests/fixtures/hotpotqa/llm_cache.jsonl hydra.run.dir=results/runs/hotpotqa"
-)
 PUBLISHED_COT = (
     "python -m harness.audit.hotpotqa_runs "
     "data/reflexion-logs/hotpotqa_runs/root/CoT/context/last_trial_and_reflexion/100_questions_5_trials.txt "
@@ -64,7 +58,7 @@ READERS_FILE = "runs on a file of the reader's, named by a placeholder"
 OWNER_RUN = "reads the store of the owner-policy run above, which plays the embedded model"
 REPLAYED = "replayed from the same committed answers by {test}; {seconds} s here, over this test's time budget"
 HELD_OUT = REPLAYED.format(test="tests/harness/run/test_held_out_demo.py", seconds=10)
-HUMANEVAL = REPLAYED.format(test="tests/harness/domains/humaneval/test_humaneval_replay.py", seconds=14)
+HUMANEVAL_REPLAYED = REPLAYED.format(test="tests/harness/domains/humaneval/test_humaneval_replay.py", seconds=14)
 
 SKIP: dict[str, str] = {
     'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON" '
@@ -144,8 +138,7 @@ SKIP: dict[str, str] = {
     "python run.py experiment=humaneval_demo": EMBEDDED,
     "python run.py env=humaneval env.first_n=5 env.max_tests=6 env.test_filter=strict env.feedback=repr "
     "env.code_extraction=repair strategy.self_diagnosis.memory_window=3": EMBEDDED,
-    "python run.py experiment=humaneval_demo llm.cache.mode=replay "
-    "llm.cache.path=tests/fixtures/humaneval/llm_cache.jsonl hydra.run.dir=results/runs/humaneval": HUMANEVAL,
+    HUMANEVAL: HUMANEVAL_REPLAYED,
     "python -m envs.sandbox --code solution.py --tests tests.py --timeout 5": READERS_FILE,
     "python -m envs.sandbox --code solution.py --tests check.py --entry-point add": READERS_FILE,
     # docs/memory-gate.md
@@ -223,22 +216,45 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+# Commands that are a session's finished run (tests/finished_runs.py plays exactly these words): the run is copied
+# into the workspace where the command would have written it.
+PLAYED = {FIVE: "five_conditions_run", HOTPOTQA: "hotpotqa_demo_run"}
+# Run in this process: the command line and the report and gate commands, which read and write only what their
+# arguments and working directory name. Others run in a shell (the audit finds its default --out from its own file).
+IN_PROCESS = ("python run.py ", "python -m harness.report ", "python -m harness.gate ")
+
+
+def _run_here(command: str, workspace: Path, env: dict[str, str]) -> Outcome:
+    words = shlex.split(command)
+    if words[1] == "run.py":
+        return run_in_process(*words[2:], env=env, cwd=workspace)
+    return run_module(words[2], *words[3:], env=env, cwd=workspace)
+
+
 @pytest.fixture(scope="module")
-def run_documented(workspace: Path) -> Callable[[str], subprocess.CompletedProcess[str]]:
-    """`run(command)`: runs it once in the workspace, after the commands it needs; returns its completed process."""
-    done: dict[str, subprocess.CompletedProcess[str]] = {}
+def run_documented(workspace: Path, request: pytest.FixtureRequest) -> Callable[[str], Outcome | subprocess.CompletedProcess[str]]:
+    """`run(command)`: runs it once in the workspace, after the commands it needs; returns how it ended."""
+    done: dict[str, Outcome | subprocess.CompletedProcess[str]] = {}
     # `python` is this interpreter; no embedded model can load and no API key is set, so nothing slow or remote runs.
     env = {key: value for key, value in os.environ.items() if key != "OPENAI_API_KEY"}
     env |= {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"}
     env |= {"REFLEXION_HARNESS_MODEL_DIR": str(workspace / "no-models")}
 
-    def run(command: str) -> subprocess.CompletedProcess[str]:
+    def run(command: str) -> Outcome | subprocess.CompletedProcess[str]:
         if command not in done:
             for needed in RUN[command]:
                 assert run(needed).returncode == 0, f"{needed!r}, which {command!r} needs, failed"
-            done[command] = subprocess.run(
-                ["bash", "-c", command], cwd=workspace, env=env, capture_output=True, text=True, timeout=600
-            )
+            if command in PLAYED:
+                played: Path = request.getfixturevalue(PLAYED[command])
+                [run_dir] = [w.split("=", 1)[1] for w in shlex.split(command) if w.startswith("hydra.run.dir=")]
+                shutil.copytree(played, workspace / run_dir, symlinks=True)
+                done[command] = Outcome(shlex.split(command), 0, "", "")
+            elif command.startswith(IN_PROCESS):
+                done[command] = _run_here(command, workspace, {"REFLEXION_HARNESS_MODEL_DIR": env["REFLEXION_HARNESS_MODEL_DIR"]})
+            else:
+                done[command] = subprocess.run(
+                    ["bash", "-c", command], cwd=workspace, env=env, capture_output=True, text=True, timeout=600
+                )
         return done[command]
 
     return run

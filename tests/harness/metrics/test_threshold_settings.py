@@ -8,17 +8,16 @@ from pathlib import Path
 import pytest
 
 from harness.metrics.run import METRICS_FILE
-from tests.runner import ROOT, replay_side_by_side
+from tests.finished_runs import play
+from tests.runner import ROOT
 
 CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"
 
 
 @pytest.fixture(scope="module")
 def replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    (run,) = replay_side_by_side(
-        "five_conditions_demo", CACHE, tmp_path_factory.mktemp("replay"), 1, ("metrics.frozen_threshold=0.75",)
-    )
-    return run
+    return play(tmp_path_factory.mktemp("replay") / "run", "experiment=five_conditions_demo",
+                "metrics.frozen_threshold=0.75", "llm.cache.mode=replay", f"llm.cache.path={CACHE}")  # fmt: skip
 
 
 def test_the_setting_moves_the_frozen_counts_of_the_same_records(replay: Path) -> None:

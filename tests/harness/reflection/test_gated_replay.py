@@ -8,10 +8,11 @@ import pytest
 
 from harness.gate import GateStore
 from harness.reflection.gated_memory import lessons_by_trial
-from harness.records import read_trials, records_without_timing
+from harness.records import TrialRecord, read_trials, records_without_timing
 from harness.records.details import GateOutcome
+from tests.finished_runs import play
 from tests.in_process import run_module
-from tests.runner import ROOT, replay_side_by_side
+from tests.runner import ROOT
 
 CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"
 
@@ -19,21 +20,31 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def replays(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """experiment=five_conditions_demo with strategy=[gated] (auto policy), replayed twice side by side."""
-    return replay_side_by_side(
-        "five_conditions_demo", CACHE, tmp_path_factory.mktemp("gated"), overrides=("strategy=[gated]",)
-    )
+def alone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """experiment=five_conditions_demo with strategy=[gated] (auto policy) alone, replayed with no model reachable."""
+    return play(tmp_path_factory.mktemp("gated") / "run", "experiment=five_conditions_demo", "strategy=[gated]",
+                "llm.cache.mode=replay", f"llm.cache.path={CACHE}")  # fmt: skip
+
+
+def gated(run: Path) -> list[TrialRecord]:
+    return [r for r in read_trials(run) if r.condition == "gated"]
+
+
+@pytest.fixture(scope="module")
+def replays(five_conditions_run: Path, alone: Path) -> list[Path]:
+    """The gated condition in the README's six-condition demo (the session's run), and played alone."""
+    return [five_conditions_run, alone]
 
 
 def test_two_replays_agree_record_for_record(replays: list[Path]) -> None:
-    first, second = (read_trials(run) for run in replays)
+    first, second = (gated(run) for run in replays)
     assert first and records_without_timing(first) == records_without_timing(second)
     assert all(r.llm_calls == r.cache_hits for r in first)
+    assert {r.condition for r in read_trials(replays[1])} == {"gated"}
 
 
 def test_every_reflected_trial_records_what_was_proposed_dropped_and_approved(replays: list[Path]) -> None:
-    reflected = [r for r in read_trials(replays[0]) if not r.success]
+    reflected = [r for r in gated(replays[0]) if not r.success]
     assert reflected
     for record in reflected:
         outcome = record.reflection_details
@@ -46,7 +57,7 @@ def test_every_reflected_trial_records_what_was_proposed_dropped_and_approved(re
 
 
 def test_the_actor_read_only_what_the_gate_approved_in_earlier_trials(replays: list[Path]) -> None:
-    records = read_trials(replays[0])
+    records = gated(replays[0])
     for record in records:
         earlier = sorted(
             (r for r in records if r.task_id == record.task_id and r.trial < record.trial), key=lambda r: r.trial
@@ -58,7 +69,7 @@ def test_the_actor_read_only_what_the_gate_approved_in_earlier_trials(replays: l
 def test_the_run_leaves_a_verified_store_whose_live_memory_is_the_approved_items(replays: list[Path]) -> None:
     store = GateStore.open(replays[0] / "gate" / "gated")
     assert store.verify().ok
-    records = read_trials(replays[0])
+    records = gated(replays[0])
     for task in {r.task_id for r in records}:
         approved = [r.reflection for r in sorted(records, key=lambda r: r.trial) if r.task_id == task and r.reflection]
         assert lessons_by_trial(store.live_memory(scope=task)) == approved
@@ -79,7 +90,8 @@ HUMANEVAL_GATED = (
 
 
 def test_gated_runs_on_humaneval_with_test_output_as_the_only_outside_evidence(tmp_path: Path) -> None:
-    [run] = replay_side_by_side("default", HUMANEVAL_CACHE, tmp_path, copies=1, overrides=HUMANEVAL_GATED)
+    run = play(tmp_path / "run", "experiment=default", *HUMANEVAL_GATED, "llm.cache.mode=replay",
+               f"llm.cache.path={HUMANEVAL_CACHE}")  # fmt: skip
     records = read_trials(run)
     assert len({r.task_id for r in records}) == 5
     reflected = [r for r in records if isinstance(r.reflection_details, GateOutcome)]

@@ -18,19 +18,10 @@ from harness.report._runs import load_run
 from harness.report.frames import load_conditions, load_trials
 from harness.report.table_files import latex_cell
 from tests.in_process import Outcome, run_module
-from tests.runner import REPLAY_CACHE, ROOT, run_cli
 
-FIVE_CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"
-HOTPOTQA_CACHE = ROOT / "tests" / "fixtures" / "hotpotqa" / "llm_cache.jsonl"
 IDENTITY = ("on_task", "off_task", "vacuous")
 
 pytestmark = pytest.mark.slow
-
-
-def replay(run_dir: Path, *overrides: str) -> Path:
-    result = run_cli(*overrides, "llm.cache.mode=replay", "llm.n_threads=1", f"hydra.run.dir={run_dir}")
-    assert result.returncode == 0, result.stderr
-    return run_dir
 
 
 def report(*args: str | Path) -> Outcome:
@@ -38,20 +29,18 @@ def report(*args: str | Path) -> Outcome:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("tables")
-    return {
-        "default": replay(root / "default", f"llm.cache.path={REPLAY_CACHE}"),
-        "hotpotqa": replay(root / "hotpotqa", "experiment=hotpotqa_demo", f"llm.cache.path={HOTPOTQA_CACHE}"),
-        "five": replay(root / "five", "experiment=five_conditions_demo", f"llm.cache.path={FIVE_CACHE}"),
-    }
+def runs(small_run: Path, hotpotqa_demo_run: Path, five_conditions_run: Path) -> dict[str, Path]:
+    """The session's finished runs by their folder names (the DataFrames' `run` column)."""
+    return {run.name: run for run in (small_run, hotpotqa_demo_run, five_conditions_run)}
 
 
 @pytest.fixture(scope="module")
-def five(runs: dict[str, Path]) -> Path:
-    result = report(runs["five"], "--format", "csv,latex")
+def five(five_conditions_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the five-condition demo with its CSV and LaTeX tables written beside its report."""
+    run = Path(shutil.copytree(five_conditions_run, tmp_path_factory.mktemp("tables") / "five"))
+    result = report(run, "--format", "csv,latex")
     assert result.returncode == 0, result.stderr
-    return runs["five"]
+    return run
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
@@ -127,7 +116,7 @@ def test_effects_and_exact_tests_are_effects_json_and_metrics_json(five: Path) -
     assert {r["control"] for r in rows} == {effects["control"]}
     tests = json.loads((five / METRICS_FILE).read_text())["solved_tests"]
     pairs = read_csv(five / "solved_tests.csv")
-    assert len(tests) == 10
+    assert len(tests) == 15  # every pair of the six conditions
     assert [(p["condition_a"], p["condition_b"], p["p"], p["p_holm"]) for p in pairs] == [
         (t["a"], t["b"], cell(t["test"]["p"]), cell(t["p_holm"])) for t in tests
     ]

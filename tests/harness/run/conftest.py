@@ -1,25 +1,19 @@
-"""The small run, played to the end once per module for the tests that work on copies of a finished run."""
+"""The small run, finished once per session (tests/finished_runs.py), for the tests that work on copies of it."""
 
 from __future__ import annotations
 
-import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.runner import run_cli
-from tests.small_run import SMALL_RUN
 
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The small run, played to the end once for the module; tests work on copies."""
-    run_dir = tmp_path_factory.mktemp("finished") / "run"
-    result = run_cli(*SMALL_RUN, f"hydra.run.dir={run_dir}")
-    assert result.returncode == 0, result.stderr
-    return run_dir
+@pytest.fixture
+def finished(small_run: Path) -> Path:
+    """The small run, played to the end once for the session; never changed (tests take `copy`)."""
+    return small_run
 
 
 @pytest.fixture
-def copy(finished: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(finished, tmp_path / "run"))
+def copy(small_run: Path, copy_run: Callable[[Path], Path]) -> Path:
+    return copy_run(small_run)

@@ -17,14 +17,6 @@ from tests.runner import run_cli
 from tests.small_run import SMALL_RUN
 
 
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    run_dir = tmp_path_factory.mktemp("finished") / "run"
-    result = run_cli(*SMALL_RUN, f"hydra.run.dir={run_dir}")
-    assert result.returncode == 0, result.stderr[-2000:]
-    return run_dir
-
-
 def assert_refused(args: tuple[str, ...], enclosing: Path, watched: Path, multirun: bool = False) -> None:
     before = files_under(watched)
     result = run_cli(*SMALL_RUN, *args, multirun=multirun)
@@ -35,25 +27,25 @@ def assert_refused(args: tuple[str, ...], enclosing: Path, watched: Path, multir
 
 
 @pytest.mark.parametrize("below", ["sub", "a/b"])
-def test_a_run_inside_a_finished_run_is_refused(finished_run: Path, below: str) -> None:
-    assert_refused((f"hydra.run.dir={finished_run / below}",), finished_run, finished_run)
+def test_a_run_inside_a_finished_is_refused(finished: Path, below: str) -> None:
+    assert_refused((f"hydra.run.dir={finished / below}",), finished, finished)
 
 
-def test_a_run_inside_a_locked_run_is_refused(finished_run: Path) -> None:
-    lock = RunLock.acquire(finished_run)
+def test_a_run_inside_a_locked_run_is_refused(copy: Path) -> None:
+    lock = RunLock.acquire(copy)
     try:
-        assert_refused((f"hydra.run.dir={finished_run / 'sub'}",), finished_run, finished_run)
+        assert_refused((f"hydra.run.dir={copy / 'sub'}",), copy, copy)
     finally:
         lock.release()
 
 
-def test_a_symbolic_link_into_a_run_is_inside_it(finished_run: Path, tmp_path: Path) -> None:
-    (tmp_path / "link").symlink_to(finished_run)
-    assert_refused((f"hydra.run.dir={tmp_path / 'link' / 'sub'}",), finished_run, finished_run)
+def test_a_symbolic_link_into_a_run_is_inside_it(finished: Path, tmp_path: Path) -> None:
+    (tmp_path / "link").symlink_to(finished)
+    assert_refused((f"hydra.run.dir={tmp_path / 'link' / 'sub'}",), finished, finished)
 
 
-def test_a_sweep_inside_a_run_is_refused(finished_run: Path) -> None:
-    assert_refused((f"hydra.sweep.dir={finished_run / 'sweep'}",), finished_run, finished_run, multirun=True)
+def test_a_sweep_inside_a_run_is_refused(finished: Path) -> None:
+    assert_refused((f"hydra.sweep.dir={finished / 'sweep'}",), finished, finished, multirun=True)
 
 
 def test_records_without_a_manifest_make_a_run_too(tmp_path: Path) -> None:

@@ -13,7 +13,8 @@ from harness.domains.hotpotqa.mention import task_target
 from harness.metrics.run import METRICS_FILE
 from harness.records import read_trials, records_without_timing
 from harness.records.details import GateOutcome, ListedSignals, TemplateParts
-from tests.runner import ROOT, replay_side_by_side
+from tests.finished_runs import play
+from tests.runner import ROOT
 
 CACHE = ROOT / "tests" / "fixtures" / "hotpotqa" / "llm_cache.jsonl"
 QUESTIONS = [
@@ -30,9 +31,11 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def replays(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """experiment=hotpotqa_demo replayed twice, side by side, with no model reachable."""
-    return replay_side_by_side("hotpotqa_demo", CACHE, tmp_path_factory.mktemp("replays"))
+def replays(tmp_path_factory: pytest.TempPathFactory, hotpotqa_demo_run: Path) -> list[Path]:
+    """experiment=hotpotqa_demo replayed twice with no model reachable: the session's run and once more here."""
+    again = play(tmp_path_factory.mktemp("again") / "run", "experiment=hotpotqa_demo", "llm.cache.mode=replay",
+                 f"llm.cache.path={CACHE}")  # fmt: skip
+    return [hotpotqa_demo_run, again]
 
 
 def test_two_replays_agree_record_for_record(replays: list[Path]) -> None:

@@ -10,7 +10,8 @@ import pytest
 from harness.records import read_trials, records_without_timing
 from harness.records.details import ExtractedCodeSignals
 from harness.metrics.run import METRICS_FILE
-from tests.runner import ROOT, replay_side_by_side
+from tests.finished_runs import play
+from tests.runner import ROOT
 
 CACHE = ROOT / "tests" / "fixtures" / "humaneval" / "llm_cache.jsonl"
 PROBLEMS = ["HumanEval/0", "HumanEval/10", "HumanEval/32", "HumanEval/129", "HumanEval/145"]
@@ -21,9 +22,11 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def replays(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """experiment=humaneval_demo replayed twice, side by side, with no model reachable."""
-    return replay_side_by_side("humaneval_demo", CACHE, tmp_path_factory.mktemp("replays"))
+def replays(tmp_path_factory: pytest.TempPathFactory, humaneval_demo_run: Path) -> list[Path]:
+    """experiment=humaneval_demo replayed twice with no model reachable: the session's run and once more here."""
+    again = play(tmp_path_factory.mktemp("again") / "run", "experiment=humaneval_demo", "llm.cache.mode=replay",
+                 f"llm.cache.path={CACHE}")  # fmt: skip
+    return [humaneval_demo_run, again]
 
 
 def test_two_replays_agree_record_for_record(replays: list[Path]) -> None:

@@ -22,11 +22,8 @@ from harness.report.html import HTML_FILE
 from harness.report.html._text import similarity_text
 from tests.browser import GROUPS_JS, headless_chromium
 from tests.harness.report.html.pages import SCRIPT, TRAP, write_small_run
-from tests.runner import ROOT, replay_side_by_side
 
-FIVE_CONDITIONS_CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"
 # The five conditions and the gated one, whose answers the same committed cache holds.
-SIX = "strategy=[self_diagnosis,no_memory,grounded_template,programmatic,model_swap,gated]"
 COUNT_SHOWN = "window.harnessReport.apply(%s)"
 
 
@@ -60,13 +57,10 @@ def test_model_text_shows_as_text_and_runs_nothing(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def six_conditions(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """experiment=five_conditions_demo with the gated condition, replayed from the committed cache: its run wrote
-    report.html itself."""
-    (run,) = replay_side_by_side(
-        "five_conditions_demo", FIVE_CONDITIONS_CACHE, tmp_path_factory.mktemp("six"), copies=1, overrides=(SIX,)
-    )
-    return run
+def six_conditions(five_conditions_run: Path) -> Path:
+    """experiment=five_conditions_demo with the gated condition, replayed from the committed cache (the session's
+    finished run): its run wrote report.html itself."""
+    return five_conditions_run
 
 
 @pytest.mark.slow
