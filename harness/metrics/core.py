@@ -8,6 +8,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
@@ -49,22 +50,7 @@ def reflection_repetition_rate(memory: Sequence[str], threshold: float = SIMILAR
     """
     if len(memory) < 2:
         return None
-    repeated = [False] * len(memory)
-    matcher = difflib.SequenceMatcher(None)
-    for j, earlier in enumerate(memory[:-1]):
-        # SequenceMatcher indexes its second string once; keep each earlier reflection there.
-        matcher.set_seq2(earlier)
-        for i in range(j + 1, len(memory)):
-            if repeated[i]:
-                continue
-            matcher.set_seq1(memory[i])
-            # Both quick ratios bound ratio() from above, so below the threshold they settle it for less.
-            repeated[i] = (
-                matcher.real_quick_ratio() >= threshold
-                and matcher.quick_ratio() >= threshold
-                and matcher.ratio() >= threshold
-            )
-    return sum(repeated[1:]) / (len(memory) - 1)
+    return rrr_of_matches(most_similar_earlier(memory, threshold), threshold)
 
 
 class EarlierMatch(BaseModel):
@@ -97,29 +83,40 @@ def most_similar_earlier(
     """For each reflection, the earlier one it is most similar to (ties: the earliest); None for the first.
 
     A reflection repeats in `reflection_repetition_rate` exactly when its match `repeats`: both compare the same
-    `similarity` with the same threshold. Exact, but cheaper than every ratio: quick_ratio() bounds ratio() from
-    above, so candidates are tried from the highest bound down and the search stops once no bound can beat the best.
+    `similarity` with the same threshold.
     """
+    return [
+        None if nearest is None else EarlierMatch(index=nearest[0], similarity=nearest[1], threshold=threshold)
+        for nearest in _nearest_earlier(tuple(memory))
+    ]
+
+
+@lru_cache(maxsize=1 << 16)
+def _nearest_earlier(memory: tuple[str, ...]) -> tuple[tuple[int, float] | None, ...]:
+    """(index, similarity) of each reflection's most similar earlier one. Remembered per process: a report asks for
+    the same memories' ratios for its metrics, effects, threshold curves and page. Exact, but cheaper than every
+    ratio: quick_ratio() bounds ratio() from above, so candidates are tried from the highest bound down and the search
+    stops once no bound can beat the best."""
     matchers = []
     for earlier in memory[:-1]:
         matcher = difflib.SequenceMatcher(None)
-        matcher.set_seq2(earlier)
+        matcher.set_seq2(earlier)  # SequenceMatcher indexes its second string once
         matchers.append(matcher)
-    matches: list[EarlierMatch | None] = [None] * min(len(memory), 1)
+    matches: list[tuple[int, float] | None] = [None] * min(len(memory), 1)
     for i in range(1, len(memory)):
         bounds = []
         for j in range(i):
             matchers[j].set_seq1(memory[i])
             bounds.append((-matchers[j].quick_ratio(), j))
-        best: EarlierMatch | None = None
+        best: tuple[int, float] | None = None
         for negative_bound, j in sorted(bounds):
-            if best is not None and -negative_bound < best.similarity:
+            if best is not None and -negative_bound < best[1]:
                 break
             ratio = matchers[j].ratio()
-            if best is None or ratio > best.similarity or (ratio == best.similarity and j < best.index):
-                best = EarlierMatch(index=j, similarity=ratio, threshold=threshold)
+            if best is None or ratio > best[1] or (ratio == best[1] and j < best[0]):
+                best = (j, ratio)
         matches.append(best)
-    return matches
+    return tuple(matches)
 
 
 def is_frozen(rrr: float | None, threshold: float = FROZEN_THRESHOLD) -> bool:
