@@ -46,7 +46,7 @@ class ReflectionIdentity(BaseModel):
         "for this one under another receptacle or task type (code: names an error that did not happen; HotpotQA: "
         "names only articles that do not support the answer); vacuous: names no goal at all."
     )
-    rule: str = Field(description="Which rule and version labelled it, e.g. 'alfworld/1'; a newer rule relabels.")
+    rule: str = Field(description="Which rule and version labelled it, e.g. 'alfworld/2'; a newer rule relabels.")
     evidence: list[IdentityEvidence] = Field(default_factory=list, description="In text order.")
 
     def deciding(self) -> list[IdentityEvidence]:
