@@ -77,5 +77,7 @@ def normalize_text(original: str) -> NormalizedText:
 
 def fold_accents(word: str) -> str:
     """A word without its accents, case-folded: the key two spellings of one name share ("Śivarāma", "Sivarama")."""
+    if word.isascii():
+        return word.lower()
     decomposed = unicodedata.normalize("NFKD", word)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()

@@ -13,7 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field
 IdentityLabel = Literal["on_task", "off_task", "vacuous"]
 IDENTITY_LABELS: tuple[IdentityLabel, ...] = ("on_task", "off_task", "vacuous")
 
-EvidenceKind = Literal["goal", "other_goal", "destination", "task_type", "error_type", "failed_test", "article"]
+EvidenceKind = Literal[
+    "goal", "other_goal", "destination", "task_type", "error_type", "failed_test", "article", "name", "other_name",
+    "problem_term", "other_problem",
+]
 
 
 class IdentityEvidence(BaseModel):
