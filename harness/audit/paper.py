@@ -22,7 +22,7 @@ from harness.audit.task_rrr import TaskRRR
 from harness.domains.alfworld.identity import reflection_identity
 from harness.domains.alfworld.target import task_parts
 from harness.domains.alfworld.vocabulary import find_names
-from harness.domains.humaneval.identity import names_error_type
+from harness.domains.humaneval.failures import names_error_type
 from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, mentions_object
 from harness.metrics.identity import identity_counts
 
