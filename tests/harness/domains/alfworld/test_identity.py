@@ -14,7 +14,7 @@ from harness.metrics.identity.__main__ import label_line
 from harness.records.identity import IDENTITY_LABELS
 
 LABELS = Path(__file__).resolve().parents[3] / "fixtures" / "identity" / "alfworld_labels.jsonl"
-KAPPA_FLOOR = 0.85
+KAPPA_FLOOR = 0.95
 CROSS_PAIRED_FLOOR = 0.95
 CASE_STUDIES = ("env_22", "env_31", "env_35", "env_97")
 
