@@ -15,6 +15,7 @@ names this question's is a step of the work on it (a candidate, a place searched
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from harness.domains.hotpotqa.names import Name, Sentences, Word, common_words, find_names, numbers, words
 from harness.domains.hotpotqa.questions import questions_by_id
@@ -55,8 +56,8 @@ def _name_means(name: Name, vocabulary: QuestionVocabulary) -> str | None:
     return shared[0] if shared else None
 
 
-def _foreign(name: Name, inside: set[str], example: bool, vocabulary: QuestionVocabulary) -> bool:
-    """Whether a name that shares nothing with the question names something else. A word made of frequent words
+def _foreign(name: Name, inside: set[str], example: bool) -> bool:
+    """Whether a name that shares nothing with the question names something else. A name made of frequent words
     names no question ("American"); one word opening a sentence ("Thoroughly", "Diagnosis") is taken for a name
     only where the reflection capitalises it inside a sentence too, or a few-shot example has it."""
     if all(w.key in frequent_words() or len(w.key) < 2 for w in name.words):
@@ -91,7 +92,7 @@ def _read(text: str, vocabulary: QuestionVocabulary) -> tuple[list[_Found], list
         elif distinctive and all(key in vocabulary.articles for key in distinctive) and not example:
             # Written in this question's paragraphs: a step on its way, or a name famous enough to be everywhere.
             aside.append((name.start, name.end, "in this question's paragraphs only"))
-        elif _foreign(name, inside, example, vocabulary):
+        elif _foreign(name, inside, example):
             foreign.append((name.start, name.end, "a few-shot example's" if example else "not in this question"))
     foreign += [
         (w.start, w.end, "a few-shot example's")
@@ -131,13 +132,19 @@ def identity_of(text: str, vocabulary: QuestionVocabulary) -> ReflectionIdentity
     return ReflectionIdentity(label=label, rule=RULE, evidence=sorted(evidence, key=lambda e: (e.start, e.end)))
 
 
-def reflection_identity(text: str, question_id: str, attempt_answer: str | None = None) -> ReflectionIdentity:
-    """The label of one reflection on the shipped question `question_id`; `attempt_answer` is the answer of the
-    attempt it reflects on, when known (its words are this question's too)."""
+@lru_cache(maxsize=256)
+def _vocabulary(question_id: str, attempt_answer: str | None) -> QuestionVocabulary:
+    # A run's or a log's reflections come a question at a time: its paragraphs are read once.
     question = questions_by_id().get(question_id)
     if question is None:
         raise ValueError(f"{question_id!r} is not a shipped HotpotQA question id.")
-    return identity_of(text, question_vocabulary(question, attempt_answer))
+    return question_vocabulary(question, attempt_answer)
+
+
+def reflection_identity(text: str, question_id: str, attempt_answer: str | None = None) -> ReflectionIdentity:
+    """The label of one reflection on the shipped question `question_id`; `attempt_answer` is the answer of the
+    attempt it reflects on, when known (its words are this question's too)."""
+    return identity_of(text, _vocabulary(question_id, attempt_answer))
 
 
 def record_identity(record: TrialRecord) -> ReflectionIdentity | None:
