@@ -16,6 +16,8 @@ EXIT_BROKEN = 1
 """A store or file the command found damaged, as opposed to input it refuses."""
 EXIT_INTERRUPTED = 130
 """128 + SIGINT, the shell's code for a process stopped by Ctrl-C."""
+EXIT_PIPE_CLOSED = 141
+"""128 + SIGPIPE: what the shell reports for a reader that stopped reading (`| head`)."""
 
 _BIDI = (0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
 # C0 controls and DEL as their Unicode control pictures (U+2400 block, newline as U+240A), the others as their code

@@ -15,7 +15,7 @@ from pathlib import Path
 from harness.audit.alfworld_mention import DEFAULT_ENV_TO_GAME
 from harness.audit.audit_html import write_audit_html
 from harness.audit.audit_report import DEFAULT_OUT, run_audit, write_audit
-from harness.audit.paper import paper_lines
+from harness.audit.paper_claims import paper_lines
 from harness.audit.sources import DEFAULT_ROOT, get_source, load_source
 from harness.audit.task_inspection import find_task, inspect_task, render_inspection
 from harness.errors import HarnessError, fail

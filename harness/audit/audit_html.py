@@ -5,7 +5,7 @@ in order, each with the earlier one it is most similar to and, in the ALFWorld r
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from harness.audit.alfworld_mention import MAPPED_DOMAINS, env_targets, read_env_to_game
@@ -13,6 +13,7 @@ from harness.audit.audit_markdown import audit_document
 from harness.audit.audit_report import AuditReport
 from harness.audit.published import PublishedTask
 from harness.audit.sources import discover_sources, load_source
+from harness.audit.task_identity import task_labeller
 from harness.domains.alfworld.identity import reflection_identity
 from harness.metrics.core import (
     EarlierMatch,
@@ -22,6 +23,7 @@ from harness.metrics.core import (
     object_mention_spans,
     reflection_repetition_rate,
 )
+from harness.records.identity import ReflectionIdentity
 from harness.report.html import Entry, Group, Mention, Nearest, Page, write_page
 
 AUDIT_HTML = "audit.html"
@@ -43,12 +45,16 @@ def _solved_note(task: PublishedTask) -> str:
 
 
 Matches = dict[tuple[str, ...], list[EarlierMatch | None]]
+Labeller = Callable[[str, str], ReflectionIdentity | None]
 
 
-def task_group(task: PublishedTask, target: str | None, known: Matches, game: str | None = None) -> Group:
+def task_group(
+    task: PublishedTask, target: str | None, known: Matches, game: str | None = None, labeller: Labeller | None = None
+) -> Group:
     """One published task: its reflections in the order written, numbered from 1. `known` holds the matches of
     memories already measured (several runs are published twice) and gains this one; `game`, an ALFWorld
-    environment's mapped game, labels each reflection's task identity against it."""
+    environment's mapped game, labels each reflection's task identity against it, and `labeller` a HumanEval or
+    HotpotQA reflection's against its own task."""
     memory = tuple(task.reflections)
     if memory not in known:
         known[memory] = most_similar_earlier(memory)
@@ -66,6 +72,8 @@ def task_group(task: PublishedTask, target: str | None, known: Matches, game: st
                 spans=object_mention_spans(text, target),
             )
         identity = reflection_identity(text, game) if game is not None else None
+        if identity is None and labeller is not None:
+            identity = labeller(task.task_id, text)
         entries.append(
             Entry(label=f"reflection {k + 1}", reflection=text, nearest=nearest, mention=mention, identity=identity)
         )
@@ -91,11 +99,11 @@ def audit_groups(
     (env_N -> game) labels the task identity of the reflections of sources that `targets` maps."""
     groups = []
     known: Matches = {}
-    for name, _, tasks in sources:
-        mapped = targets.get(name, {})
+    for name, domain, tasks in sources:
+        mapped, labeller = targets.get(name, {}), task_labeller(domain)
         for task in sorted((t for t in tasks if t.reflections), key=lambda t: _natural(t.task_id)):
             game = games.get(task.task_id) if games is not None and task.task_id in mapped else None
-            groups.append(task_group(task, mapped.get(task.task_id), known, game))
+            groups.append(task_group(task, mapped.get(task.task_id), known, game, labeller))
     return groups
 
 

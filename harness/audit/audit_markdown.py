@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from harness.audit.identity_markdown import identity_section
 from harness.audit.semantic_markdown import semantic_section
 from harness.audit.source_audit import AuditSpearman, SourceAudit
-from harness.audit.paper import verdict_counts
+from harness.audit.paper_claims import verdict_counts
 from harness.audit.threshold_curves import CURVE_RULE
 from harness.domains.alfworld.identity import IDENTITY_NOTE
 from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, MentionCounts
@@ -245,6 +246,7 @@ def audit_document(report: AuditReport) -> Document:
         Section("Conventions", [BulletList(CONVENTIONS)]),
         Section("Sources", [sources_table(report.sources)]),
         mention_section(report),
+        *([identity_section(report)] if report.identity else []),
         threshold_section(report),
     ]
     if report.semantic is not None:

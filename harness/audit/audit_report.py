@@ -16,14 +16,17 @@ from harness.audit.alfworld_mention import (
 )
 from harness.audit.audit_markdown import audit_markdown
 from harness.audit.errors import LogsDirError
-from harness.audit.paper import ClaimCheck, LogsEvidence, paper_checks
+from harness.audit.paper import paper_checks
+from harness.audit.paper_claims import ClaimCheck, LogsEvidence
 from harness.audit.published import PublishedTask
 from harness.audit.semantic_audit import SemanticAudit, semantic_audit
 from harness.audit.source_audit import SourceAudit, source_audit
 from harness.audit.sources import DEFAULT_ROOT, PublishedSource, discover_sources, load_source
+from harness.audit.task_identity import SourceIdentity, source_identity
 from harness.audit.task_rrr import task_rrrs
 from harness.audit.threshold_curves import audit_curves
 from harness.metrics.curves import ThresholdCurves
+from harness.records.identity import ReflectionIdentity
 from harness.records.whole_file import write_whole
 from harness.metrics.semantic import SEMANTIC_THRESHOLD, EmbeddingCache
 from harness.report import THRESHOLD_CURVES, plot_threshold_curves
@@ -55,6 +58,9 @@ class AuditReport(BaseModel):
     sources: list[SourceAudit] = Field(description="Readable sources, by domain then name.")
     skipped: list[SkippedSource] = Field(description="Unreadable sources with their reason, by name.")
     object_mention: list[AlfworldMention] = Field(description="One entry per readable ALFWorld source.")
+    identity: list[SourceIdentity] = Field(
+        default_factory=list, description="Task identity of every HumanEval and HotpotQA source's reflections."
+    )
     semantic: SemanticAudit | None = Field(None, description="Semantic RRR beside difflib's; None unless asked for.")
     paper: list[ClaimCheck] = Field(
         default_factory=list, description="The paper against its logs: each of its figures, recomputed, with a verdict."
@@ -100,20 +106,24 @@ def run_audit(
             skipped.append(_skipped(source, f"import failed: {error}"))
     # Loading is fast and measuring is not: check the mapping first.
     targets = {s.name: env_targets(tasks, mapping, mapping_name) for s, tasks in loaded if s.domain in MAPPED_DOMAINS}
-    rows, mentions, measured = [], [], []
+    rows, mentions, measured, identities = [], [], [], []
     known_rrr: dict[tuple[str, ...], float | None] = {}
+    known_labels: dict[tuple[str, str, str], ReflectionIdentity] = {}
     for source, tasks in loaded:
         rated = task_rrrs(tasks, known_rrr)
         rows.append(source_audit(source.domain, source.name, rated))
         measured.append((source, tasks, rated))
         if source.name in targets:
             mentions.append(alfworld_mention(tasks, rated, mapping, targets[source.name]))
+        if (identity := source_identity(source.name, source.domain, tasks, rated, known_labels)) is not None:
+            identities.append(identity)
     evidence = LogsEvidence(
         rows={row.source: row for row in rows},
         tasks={source.name: tasks for source, tasks, _ in measured},
         rated={source.name: list(rated) for source, _, rated in measured},
         env_to_game=mapping,
         env_to_game_name=mapping_name,
+        identity={identity.source: identity for identity in identities},
     )
     return AuditReport(
         logs_dir=_shown(logs_dir),
@@ -121,6 +131,7 @@ def run_audit(
         sources=sorted(rows, key=lambda row: (row.domain, row.source)),
         skipped=skipped,
         object_mention=mentions,
+        identity=sorted(identities, key=lambda identity: (identity.domain, identity.source)),
         semantic=None if embeddings is None else semantic_audit(measured, embeddings, semantic_threshold),
         paper=paper_checks(evidence),
         threshold_curves=audit_curves([(source.name, tasks, rated) for source, tasks, rated in measured]),

@@ -8,80 +8,31 @@ cannot be compared, and why (the denominator, the case-sensitive rule, the env-t
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
-from pathlib import Path
-from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from harness.audit.paper_claims import (
+    ALFWORLD_RUN,
+    HOTPOTQA_RUNS,
+    HUMANEVAL_RUN,
+    WEBSHOP_RUN,
+    ClaimCheck,
+    LogsEvidence,
+    PaperClaim,
+    PaperClaims,
+    Verdict,
+    load_claims,
+)
 from harness.audit.published import PublishedTask
 from harness.audit.source_audit import SourceAudit
-from harness.audit.task_rrr import TaskRRR
 from harness.domains.alfworld.identity import reflection_identity
 from harness.domains.alfworld.target import task_parts
 from harness.domains.alfworld.vocabulary import find_names
-from harness.domains.humaneval.identity import names_error_type
+from harness.domains.humaneval.failures import names_error_type
 from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, mentions_object
-from harness.metrics.identity import identity_counts
+from harness.metrics.identity import IdentityCounts, identity_counts
 
-CLAIMS_FILE = Path(__file__).resolve().parents[2] / "data" / "paper" / "honest_lying_claims.json"
-ALFWORLD_RUN = "alfworld_runs/root/reflexion_run_logs"
-WEBSHOP_RUN = "webshop_runs/reflexion_run_logs_1"
-HOTPOTQA_RUNS = "hotpotqa_runs/"
-HUMANEVAL_RUN = "programming_runs/root/reflexion_humaneval_py_pass_at_1/reflexion_humaneval_py_pass_at_1.jsonl"
 RERUN_TRIALS = 10
-
-Verdict = Literal["agrees", "differs", "cannot be checked"]
-
-
-class PaperClaim(BaseModel):
-    """One figure of the paper, with the sentence it comes from."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: str
-    topic: str
-    figure: str = Field(description="The figure as the paper states it.")
-    source: str = Field(description="Key of `sources`: where the text below was read.")
-    text: str = Field(description="The sentence or table row, verbatim.")
-    values: dict[str, Any] = Field(description="The figure's numbers, as printed, for the check.")
-
-
-class PaperClaims(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    paper: str
-    sources: dict[str, str]
-    claims: list[PaperClaim]
-
-
-class ClaimCheck(BaseModel):
-    """A figure of the paper beside the same figure from the logs."""
-
-    model_config = ConfigDict(frozen=True)
-
-    claim: PaperClaim
-    logs: str = Field(description="The figure recomputed from the published logs.")
-    verdict: Verdict
-    reason: str = Field(description="What the harness found that explains the verdict.")
-
-
-class LogsEvidence(BaseModel):
-    """What the audit read, by source name: the rows, the tasks, their RRR; and the env-to-game map."""
-
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
-
-    rows: dict[str, SourceAudit]
-    tasks: dict[str, list[PublishedTask]]
-    rated: dict[str, list[TaskRRR]]
-    env_to_game: dict[str, str]
-    env_to_game_name: str
-
-
-def load_claims(path: Path = CLAIMS_FILE) -> PaperClaims:
-    return PaperClaims.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
 def _at_precision(value: float, printed: str) -> bool:
@@ -143,6 +94,24 @@ def _rrr_swapped(memory: Sequence[str]) -> float | None:
     return repeats / (len(memory) - 1)
 
 
+def _labels(counts: IdentityCounts) -> str:
+    return f"on_task {counts.on_task}, off_task {counts.off_task}, vacuous {counts.vacuous} of {counts.reflections}"
+
+
+def _identity(evidence: LogsEvidence, source: str, frozen_only: bool = False, whose: str = "its") -> str:
+    """A sentence on the task identity of a HumanEval or HotpotQA run's reflections, for the figures about them."""
+    found = evidence.identity.get(source)
+    if found is None:
+        return ""
+    frozen = f"{whose} frozen tasks' reflections {_labels(found.frozen_identity)}"
+    counts = frozen if frozen_only else f"{whose} reflections {_labels(found.identity)}; {frozen}"
+    return f"; task identity (`{found.rule}`, each reflection against its own task alone): {counts}"
+
+
+def _with_identity(check: ClaimCheck, evidence: LogsEvidence, source: str, **how: object) -> ClaimCheck:
+    return check.model_copy(update={"logs": check.logs + _identity(evidence, source, **how)})  # type: ignore[arg-type]
+
+
 def _hotpotqa_row(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
     frozen, denominator, avg = claim.values["frozen"], claim.values["denominator"], claim.values["avg_rrr"]
     rows = [row for row in evidence.rows.values() if row.source.startswith(HOTPOTQA_RUNS)]
@@ -150,6 +119,7 @@ def _hotpotqa_row(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
     bound = frozen * FROZEN_THRESHOLD / denominator
     logs = (
         f"most frozen in any HotpotQA log: {most.n_frozen} (`{most.source}`, of {most.n_with_memory} with memory)"
+        f"{_identity(evidence, most.source)}"
         if most
         else "no HotpotQA log"
     )
@@ -343,6 +313,7 @@ def _humaneval_error_types_check(claim: PaperClaim, evidence: LogsEvidence) -> C
     texts = [text for t in evidence.tasks.get(HUMANEVAL_RUN, []) if t.task_id in frozen for text in t.reflections]
     named = sum(names_error_type(text) for text in texts)
     logs = f"the published run's frozen tasks: {named}/{len(texts)} reflections name an error type"
+    logs += _identity(evidence, HUMANEVAL_RUN, frozen_only=True)
     reason = "the 18 reflections are the paper's programmatic-extraction re-run, whose logs are not published"
     return _check(claim, logs, "cannot be checked", reason)
 
@@ -359,10 +330,16 @@ def paper_checks(evidence: LogsEvidence, claims: PaperClaims | None = None) -> l
         "table1_alfworld": lambda c: _table1_row(c, evidence.rows.get(ALFWORLD_RUN), evidence.tasks.get(ALFWORLD_RUN, [])),
         "table1_webshop": lambda c: _table1_row(c, evidence.rows.get(WEBSHOP_RUN), evidence.tasks.get(WEBSHOP_RUN, [])),
         "table1_hotpotqa": lambda c: _hotpotqa_row(c, evidence),
-        "table1_humaneval": lambda c: _table1_row(c, evidence.rows.get(HUMANEVAL_RUN), evidence.tasks.get(HUMANEVAL_RUN, [])),
+        "table1_humaneval": lambda c: _with_identity(
+            _table1_row(c, evidence.rows.get(HUMANEVAL_RUN), evidence.tasks.get(HUMANEVAL_RUN, [])), evidence, HUMANEVAL_RUN
+        ),
         "table1_denominators": lambda c: _denominators_check(c, evidence, by_id),
-        "abstract_frozen": lambda c: _table1_row(
-            c.model_copy(update={"values": {**by_id["table1_alfworld"].values, **c.values}}), evidence.rows.get(ALFWORLD_RUN)
+        "abstract_frozen": lambda c: _with_identity(
+            _table1_row(
+                c.model_copy(update={"values": {**by_id["table1_alfworld"].values, **c.values}}),
+                evidence.rows.get(ALFWORLD_RUN),
+            ),
+            evidence, HUMANEVAL_RUN, frozen_only=True, whose="the HumanEval run's",  # its "4 analogous cases"
         ),
         "original_solved": lambda c: _solved_check(c, evidence, None),
         "rerun_solved": lambda c: _solved_check(c, evidence, c.values["trials"]),
@@ -375,23 +352,3 @@ def paper_checks(evidence: LogsEvidence, claims: PaperClaims | None = None) -> l
         "humaneval_error_types": lambda c: _humaneval_error_types_check(c, evidence),
     }
     return [checks.get(claim.id, lambda c: _rerun_only(c, evidence))(claim) for claim in claims.claims]
-
-
-def verdict_counts(checks: Sequence[ClaimCheck]) -> dict[Verdict, int]:
-    counts: dict[Verdict, int] = {"agrees": 0, "differs": 0, "cannot be checked": 0}
-    for check in checks:
-        counts[check.verdict] += 1
-    return counts
-
-
-def paper_lines(checks: Sequence[ClaimCheck]) -> str:
-    """The checks for a terminal: a heading, then one verdict a figure with the paper's figure, the logs' and why."""
-    counts = verdict_counts(checks)
-    lines = [
-        f"The paper against its logs: {counts['agrees']} agree, {counts['differs']} differ, "
-        f"{counts['cannot be checked']} cannot be checked"
-    ]
-    for check in checks:
-        lines.append(f"- [{check.verdict}] {check.claim.topic}: paper {check.claim.figure}; logs {check.logs}")
-        lines.append(f"    why: {check.reason}")
-    return "\n".join(lines)

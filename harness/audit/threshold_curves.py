@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.audit.paper import ALFWORLD_RUN, HOTPOTQA_RUNS, HUMANEVAL_RUN, WEBSHOP_RUN
+from harness.audit.paper_claims import ALFWORLD_RUN, HOTPOTQA_RUNS, HUMANEVAL_RUN, WEBSHOP_RUN
 from harness.audit.published import PublishedTask
 from harness.audit.task_rrr import TaskRRR
 from harness.metrics.curves import ThresholdCurves, threshold_curves

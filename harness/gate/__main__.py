@@ -18,14 +18,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from harness.errors import EXIT_BAD_INPUT, EXIT_BROKEN, EXIT_INTERRUPTED, HarnessError, fail, visible
+from harness.errors import EXIT_BAD_INPUT, EXIT_BROKEN, EXIT_INTERRUPTED, EXIT_PIPE_CLOSED, HarnessError, fail, visible
 from harness.gate._chain import GENESIS, Decision, DecisionLine
 from harness.gate._errors import GateChainError, GateDecisionError, InvalidGateStoreError
 from harness.gate._review import CONFIRM, interactive_review, scripted_review
 from harness.gate._rules import normalize_quote
 from harness.gate._store import GateStore
 
-EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE: what the shell reports for a reader that stopped reading (`| head`)
 _DONE = {Decision.APPROVE: "approved", Decision.REJECT: "rejected"}
 
 

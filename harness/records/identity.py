@@ -13,7 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field
 IdentityLabel = Literal["on_task", "off_task", "vacuous"]
 IDENTITY_LABELS: tuple[IdentityLabel, ...] = ("on_task", "off_task", "vacuous")
 
-EvidenceKind = Literal["goal", "other_goal", "destination", "task_type", "error_type", "failed_test", "article"]
+EvidenceKind = Literal[
+    "goal", "other_goal", "destination", "task_type", "error_type", "failed_test", "article", "name", "other_name",
+    "problem_term", "other_problem",
+]
 
 
 class IdentityEvidence(BaseModel):
@@ -24,7 +27,9 @@ class IdentityEvidence(BaseModel):
     kind: EvidenceKind = Field(
         description="goal: this task's object named as the goal; other_goal: another goal object; destination: where "
         "the plan puts the object, against the task's receptacle; task_type: a step of another task type; "
-        "error_type, failed_test: what a code reflection names of its failure; article: a HotpotQA article named."
+        "error_type, failed_test: what a code reflection names of its failure; problem_term, other_problem: what it "
+        "names of this HumanEval problem or of another; name, other_name: a HotpotQA name of this question or "
+        "foreign to it; article: a HotpotQA article named (rule hotpotqa/1, in older records)."
     )
     text: str = Field(description="The words as the reflection writes them.")
     start: int = Field(ge=0)
@@ -42,11 +47,11 @@ class ReflectionIdentity(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     label: IdentityLabel = Field(
-        description="on_task: about this task's goal and nothing else; off_task: plans for another goal object, or "
-        "for this one under another receptacle or task type (code: names an error that did not happen; HotpotQA: "
-        "names only articles that do not support the answer); vacuous: names no goal at all."
+        description="on_task: about this task and nothing else; off_task: about another (ALFWorld: plans another goal "
+        "object, or this one under another receptacle or task type; HotpotQA: another question's or a few-shot "
+        "example's names; code: another problem's function or job); vacuous: names no task at all."
     )
-    rule: str = Field(description="Which rule and version labelled it, e.g. 'alfworld/1'; a newer rule relabels.")
+    rule: str = Field(description="Which rule and version labelled it, e.g. 'alfworld/2'; a newer rule relabels.")
     evidence: list[IdentityEvidence] = Field(default_factory=list, description="In text order.")
 
     def deciding(self) -> list[IdentityEvidence]:

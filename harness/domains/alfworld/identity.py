@@ -1,11 +1,13 @@
 """Which ALFWorld task a reflection is about: its goal object, where it puts it, and which step it plans.
 
-A reflection is read clause by clause (sentences, lines, semicolons). A name of an object type (`vocabulary`) is a goal
-when the clause plans it ("I should have taken", "I will", "my plan was to find", "tried to", an imperative step,
-"instead of heating mug 1"), not when the clause narrates what happened ("I took the spraybottle", "you see a vase")
-or sets it aside ("before taking the spraybottle", "the knife instead of the butterknife"). In a planned clause, where
-the plan puts this task's object ("put it in countertop 1") and which task step it plans (heat, cool, clean, a lamp)
-are checked against the task folder.
+The text is normalised first (`harness.domains.normalized_text`: a zero-width space or fullwidth letters hide no
+name). It is read clause by clause (sentences, lines, semicolons; `clauses`). A name of an object type (`vocabulary`)
+is a goal when the clause plans it ("I should have taken", "I will", "my plan was to find", "tried to", an imperative
+step), not when the clause narrates what happened ("I took the spraybottle", "you see a vase") or sets it aside
+("before taking the spraybottle", "I should not put it in toilet 1", a narrated "the knife instead of the
+butterknife", a planned "in toilet 1 instead of desk 1" for desk 1). In a planned clause, where the plan puts this
+task's object ("put it in countertop 1") and which task step it plans (heat, cool, clean, a lamp) are checked against
+the task folder.
 
 - on_task: this task's object is named, no other object is planned as a goal, and no planned destination or step
   contradicts the task;
@@ -17,10 +19,10 @@ are checked against the task folder.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict
-
+from harness.domains.alfworld.clauses import Clause, ClauseReading
 from harness.domains.alfworld.target import task_parts
 from harness.domains.alfworld.vocabulary import (
     LAMPS,
@@ -32,41 +34,17 @@ from harness.domains.alfworld.vocabulary import (
     Name,
     find_names,
 )
+from harness.domains.normalized_text import NormalizedText, normalize_text
 from harness.records import TrialRecord
 from harness.records.identity import IdentityEvidence, ReflectionIdentity
 
-RULE = "alfworld/1"
+RULE = "alfworld/2"
 IDENTITY_NOTE = (
     "ALFWorld task identity: on_task names the task's object and plans no other object, receptacle or task step; "
     "off_task plans another object, or this one into another receptacle or through another task type's step; "
     "vacuous names no object."
 )
 
-_CLAUSE_END_RE = re.compile(r"[.!?;\n]+|\s->\s")
-# Words that make a clause a plan: what the agent meant to do, or will do.
-_PLAN_RE = re.compile(
-    r"\b(?:plan|planned|should|will|would|need|needs|needed|must|have to|has to|had to|try|tries|tried|trying|"
-    r"attempt|attempted|attempting|going to|next|task|goal|supposed|want|wanted|intend|intended|aim|in order to|"
-    r"so that|i'll|let me|make sure|ensure|remember|focus|look for|looking for|search for|searching for|find|"
-    r"locate|instead of|rather than|new plan)\b",
-    re.IGNORECASE,
-)
-# A step written as an instruction ("Take saltshaker 1 from cabinet 1 first, then ...").
-_IMPERATIVE_RE = re.compile(
-    r"^\W*(?:(?:new plan|plan|next|then|and|first|finally|also)\W+)*(?:find|take|pick|grab|get|put|place|go|open|"
-    r"heat|cool|clean|wash|rinse|use|examine|look|search|bring|carry|move|check|turn)\b",
-    re.IGNORECASE,
-)
-# A quoted action or observation of the episode: what happened, not a plan.
-_QUOTE_RE = re.compile(r"^\W*(?:failed step\b|you see\b|on the\b|in the\b|>)", re.IGNORECASE)
-_SET_ASIDE_RE = re.compile(
-    r"\b(?:not|never|no|without|wrong|wrongly|mistake|mistaken|mistakenly|incorrect|incorrectly|accidentally|"
-    r"before|avoid|except|other than|instead|unrelated|irrelevant)\b|n't\b",
-    re.IGNORECASE,
-)
-_INSTEAD_RE = re.compile(r"\b(?:instead of|rather than)\b", re.IGNORECASE)
-_SET_ASIDE_WINDOW = 5
-"""Words before a name in which a negation or "before" sets it aside."""
 # Before a name, these make it a place: where something is, goes or is taken from, or what is opened (only
 # receptacles open, so "open the soapbottle" treats it as one).
 _LOCATION_RE = re.compile(
@@ -86,120 +64,102 @@ _PRONOUN_RE = re.compile(r"\b(?:it|them|one|both|these|those)\b", re.IGNORECASE)
 _DESTINATION_RE = re.compile(r"(?:in/on|in|on|into|onto|inside|to|at)\s+(?:(?:the|a|an)\s+)?$", re.IGNORECASE)
 _OBJECT_PHRASE_WORDS = 6
 """At most this many words between a put-verb and the preposition of its destination ("put the clean mug 1 in")."""
+_LOOK_BACK = 40
+"""Characters before a name in which its preposition is read: the patterns above are anchored there."""
+_PHRASE_CHARS = 120
+"""Characters between a put-verb and a name beyond which the verb is not its (no eight-word phrase is longer)."""
 
 
-class _Clause(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    start: int
-    end: int
-    text: str
+def _positions(pattern: re.Pattern[str], text: str) -> list[int]:
+    return [match.end() for match in pattern.finditer(text)]
 
 
-def _clauses(text: str) -> list[_Clause]:
-    clauses, start = [], 0
-    for boundary in _CLAUSE_END_RE.finditer(text):
-        clauses.append(_Clause(start=start, end=boundary.start(), text=text[start : boundary.start()]))
-        start = boundary.end()
-    clauses.append(_Clause(start=start, end=len(text), text=text[start:]))
-    return [c for c in clauses if c.text.strip()]
+class _Places:
+    """Where the text's put-verbs end and where its objects start, for binary search."""
 
-
-def _planned(clause: _Clause, position: int) -> bool:
-    """Whether the clause plans what stands at `position` (an offset into the whole text)."""
-    before = clause.text[: position - clause.start]
-    if _QUOTE_RE.match(clause.text):
-        return False
-    return _PLAN_RE.search(before) is not None or _IMPERATIVE_RE.match(clause.text) is not None
-
-
-def _set_aside(clause: _Clause, name: Name) -> bool:
-    """A name the clause takes back: followed by "instead of", or under a negation or "before" just before it."""
-    before = clause.text[: name.start - clause.start]
-    after = clause.text[name.end - clause.start :]
-    instead_before = list(_INSTEAD_RE.finditer(before))
-    if instead_before:
-        return False  # "instead of heating mug 1": what comes after "instead of" is what was meant
-    if _INSTEAD_RE.search(after):
-        return True
-    window = " ".join(before.split()[-_SET_ASIDE_WINDOW:])
-    return _SET_ASIDE_RE.search(window) is not None
+    def __init__(self, text: str, objects: Sequence[Name]) -> None:
+        self.put = _positions(_PUT_RE, text)
+        self.place = _positions(_PLACE_RE, text)
+        self.object_starts = [o.start for o in objects]
+        self.objects = list(objects)
 
 
 def _in_location_slot(text: str, name: Name) -> bool:
-    return _LOCATION_RE.search(text[max(0, name.start - 40) : name.start]) is not None
+    return _LOCATION_RE.search(text, max(0, name.start - _LOOK_BACK), name.start) is not None
 
 
-def _clause_of(clauses: Sequence[_Clause], position: int) -> _Clause:
-    for clause in clauses:
-        if clause.start <= position <= clause.end:
-            return clause
-    return clauses[-1]
-
-
-def _evidence(name: Name, kind: str, means: str, counts: bool) -> IdentityEvidence:
-    return IdentityEvidence(kind=kind, text=name.text, start=name.start, end=name.end, means=means, counts=counts)
+def _evidence(original: NormalizedText, name: Name, kind: str, means: str, counts: bool) -> IdentityEvidence:
+    start, end = original.span(name.start, name.end)
+    text = original.original[start:end]
+    return IdentityEvidence(kind=kind, text=text, start=start, end=end, means=means, counts=counts)
 
 
 def _destination(
-    text: str, clause: _Clause, name: Name, target: str, others: Sequence[Name], verbs_re: re.Pattern[str] = _PUT_RE
+    text: str, clause: Clause, name: Name, target: str, places: _Places, look: bool
 ) -> bool:
     """Whether `name` is where the clause puts this task's object: put-verb, the object or a pronoun, a preposition."""
-    before = text[clause.start : name.start]
-    verbs = list(verbs_re.finditer(before))
-    if not verbs or _DESTINATION_RE.search(before) is None:
+    verb_ends = places.place if look else places.put
+    k = bisect_right(verb_ends, name.start) - 1
+    if k < 0 or verb_ends[k] < clause.start or name.start - verb_ends[k] > _PHRASE_CHARS:
         return False
-    between = before[verbs[-1].end() :]
+    if _DESTINATION_RE.search(text, max(clause.start, name.start - _LOOK_BACK), name.start) is None:
+        return False
+    between = text[verb_ends[k] : name.start]
     if "," in between or len(between.split()) > _OBJECT_PHRASE_WORDS + 2:
         return False  # the put-verb belongs to an earlier step: "put it in sofa 1, then look in cabinet 1"
-    objects_between = [o for o in others if clause.start + verbs[-1].end() <= o.start < name.start]
+    first, last = bisect_left(places.object_starts, verb_ends[k]), bisect_left(places.object_starts, name.start)
+    objects_between = places.objects[first:last]
     if any(o.type != target for o in objects_between):
         return False  # it is another object's destination
     return bool(objects_between) or _PRONOUN_RE.search(between) is not None
 
 
 def reflection_identity(text: str, task: str) -> ReflectionIdentity:
-    """The identity label of one reflection on the ALFWorld task `task` (its task folder, or a game id)."""
+    """The identity label of one reflection on the ALFWorld task `task` (its task folder, or a game id), read on the
+    normalised text; evidence points into `text` as given."""
     task_type, target, receptacle = task_parts(task)
     step = TASK_STEPS[task_type]
     tools = STEP_TOOLS.get(step, frozenset()) if step else frozenset()
-    clauses = _clauses(text)
-    names = find_names(text)
+    original = normalize_text(text)
+    read = original.text
+    reading = ClauseReading(read)
+    names = find_names(read)
     evidence: list[IdentityEvidence] = []
     goals, conflicts = [], []
     objects = [n for n in names if n.type in OBJECT_TYPES and not (step == "look" and n.type in LAMPS)]
+    places = _Places(read, objects)
     for name in names:
-        clause = _clause_of(clauses, name.start)
-        located = _in_location_slot(text, name)
+        clause = reading.clause_of(name.start)
+        located = _in_location_slot(read, name)
         if name.type == target and not located:
-            goals.append(_evidence(name, "goal", target, True))
+            goals.append(_evidence(original, name, "goal", target, True))
         elif name.type in LAMPS and step != "look":
-            if _planned(clause, name.start) and not _set_aside(clause, name):
-                conflicts.append(_evidence(name, "task_type", f"look under a lamp (task: {step or 'no step'})", True))
+            if reading.planned(name.start) and not reading.set_aside(name.start, name.end):
+                means = f"look under a lamp (task: {step or 'no step'})"
+                conflicts.append(_evidence(original, name, "task_type", means, True))
         elif name.type in OBJECT_TYPES and not located and not (step == "look" and name.type in LAMPS):
-            planned = _planned(clause, name.start) and not _set_aside(clause, name)
+            planned = reading.planned(name.start) and not reading.set_aside(name.start, name.end)
             means = name.type if planned else f"{name.type}, not planned (narrated or set aside)"
-            (conflicts if planned else evidence).append(_evidence(name, "other_goal", means, planned))
+            (conflicts if planned else evidence).append(_evidence(original, name, "other_goal", means, planned))
         elif located and name.type in RECEPTACLE_TYPES | OBJECT_TYPES:
-            verbs_re = _PLACE_RE if step == "look" else _PUT_RE
-            if not _destination(text, clause, name, target, objects, verbs_re) or not _planned(clause, name.start):
+            if not _destination(read, clause, name, target, places, step == "look") or not reading.planned(name.start):
                 continue
-            if _set_aside(clause, name):
+            if reading.set_aside(name.start, name.end):
                 continue
             if step == "look":
                 agrees, means = name.type in LAMPS, f"{name.type} (task: look at it under the {receptacle.lower()})"
             else:
                 agrees = name.type == receptacle or name.type in tools or {name.type, receptacle} <= {"Sink", "SinkBasin"}
                 means = f"{name.type} (task: {receptacle})"
-            (evidence if agrees else conflicts).append(_evidence(name, "destination", means, not agrees))
+            (evidence if agrees else conflicts).append(_evidence(original, name, "destination", means, not agrees))
     for other_step, verbs in STEP_VERBS.items():
         if other_step == step:
             continue
-        for match in verbs.finditer(text):
-            clause = _clause_of(clauses, match.start())
+        for match in verbs.finditer(read):
             word = Name(type=other_step, start=match.start(), end=match.end(), text=match.group())
-            if _planned(clause, match.start()) and not _set_aside(clause, word):
-                conflicts.append(_evidence(word, "task_type", f"{other_step} (task: {step or 'no step'})", True))
+            if reading.planned(match.start()) and not reading.set_aside(match.start(), match.end()):
+                means = f"{other_step} (task: {step or 'no step'})"
+                conflicts.append(_evidence(original, word, "task_type", means, True))
     named_any = bool(goals) or any(e.kind == "other_goal" and e.counts for e in conflicts)
     if not named_any:
         label, deciding = "vacuous", []
@@ -207,7 +167,8 @@ def reflection_identity(text: str, task: str) -> ReflectionIdentity:
         label, deciding = "off_task", conflicts
     else:
         label, deciding = "on_task", goals
-    undecided = [e.model_copy(update={"counts": False}) for e in (goals + conflicts) if e not in deciding]
+    chosen = {id(e) for e in deciding}
+    undecided = [e.model_copy(update={"counts": False}) for e in (goals + conflicts) if id(e) not in chosen]
     ordered = sorted([*deciding, *undecided, *evidence], key=lambda e: (e.start, e.end))
     return ReflectionIdentity(label=label, rule=RULE, evidence=ordered)
 

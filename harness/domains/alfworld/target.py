@@ -8,9 +8,10 @@ run is measured from it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Iterable, Sequence
 
-from harness.domains.alfworld.vocabulary import TASK_STEPS
+from harness.domains.alfworld.vocabulary import LAMPS, OBJECT_TYPES, RECEPTACLE_TYPES, TASK_STEPS
 from harness.metrics.core import MentionCounts, MentionSpan, object_mention, object_mention_spans
 from harness.records import TrialRecord
 
@@ -20,6 +21,10 @@ MENTION_NOTE = (
     "ALFWorld: the object is the task's target object (e.g. Mug); strict: its CamelCase name as a case-sensitive "
     "substring (the study's rule); normalized: case-insensitive, its words joined or spaced."
 )
+
+
+def _closest(value: str, known: Iterable[str]) -> str:
+    return ", ".join(difflib.get_close_matches(value, sorted(known), n=3, cutoff=0.5)) or "none close"
 
 
 def task_parts(task: str) -> tuple[str, str, str]:
@@ -32,7 +37,19 @@ def task_parts(task: str) -> tuple[str, str, str]:
             f"{task!r} is not an ALFWorld task folder <type>-<object>-<mrecep>-<recep>-<scene> with one of the six "
             f"task types ({', '.join(TASK_TYPES)}), so it names no target object."
         )
-    return fields[0], fields[1], fields[3]
+    task_type, target, receptacle = fields[0], fields[1], fields[3]
+    # A type ALFWorld does not have would label every reflection vacuous instead of saying the task is mistyped.
+    if target not in OBJECT_TYPES:
+        raise ValueError(
+            f"{task!r} names the object {target!r}, which ALFWorld does not have (closest: "
+            f"{_closest(target, OBJECT_TYPES)})."
+        )
+    if receptacle not in RECEPTACLE_TYPES | LAMPS:
+        raise ValueError(
+            f"{task!r} names the receptacle {receptacle!r}, which ALFWorld does not have (closest: "
+            f"{_closest(receptacle, RECEPTACLE_TYPES | LAMPS)})."
+        )
+    return task_type, target, receptacle
 
 
 def target_object(task: str) -> str:

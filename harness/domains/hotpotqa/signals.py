@@ -14,6 +14,9 @@ from harness.domains.hotpotqa.agent import FINISH
 from harness.domains.hotpotqa.judge import normalize_answer
 from harness.records.hotpotqa import QuestionAttempt
 
+ACTION_FORMAT = "Type[argument]"
+"""How an action is written, as the signal names it (the identity rule reads its Type as a prompt word)."""
+
 
 def occurs_in(answer: str, context: str) -> bool:
     """Whether the normalized answer occurs in the normalized context as whole words."""
@@ -26,7 +29,7 @@ def failure_signals(attempt: QuestionAttempt, context: str) -> list[str]:
     if attempt.action is None:
         return ["The trial ended before an action was given."]
     if attempt.action_type is None:
-        return [f"The action `{attempt.action}` does not parse as Type[argument], so no answer was given."]
+        return [f"The action `{attempt.action}` does not parse as {ACTION_FORMAT}, so no answer was given."]
     if attempt.action_type != FINISH or attempt.answer is None:
         return [f"The action `{attempt.action}` is not Finish[answer], the only action there is: no answer was given."]
     lines = []

@@ -1,186 +1,282 @@
-"""Which failure a code reflection diagnoses: the failed test, the error type of the failure, or neither.
+"""Which HumanEval problem a code reflection is about: this problem's function and job, or another problem's.
 
-The study's "18/18 reflections included specific error types" asks whether a reflection names what went wrong. A
-failure is the run's failed tests (`CodeSignals.failed_cases`, or a false assert's expected or returned value) and its
-error types: the exceptions that escaped, a time limit, or for a false assert a wrong result ("AssertionError",
-"wrong output").
+The text is normalised first (`harness.domains.normalized_text`: a zero-width space or a soft hyphen inside a name, or
+fullwidth letters, hide nothing). This problem is named (`vocabulary`) by its function or a helper its prompt
+defines (written as code: `name`, name(...), a snake_case or camelCase name, "the name function"), a parameter, an
+example's value, the words of its docstring weighed by how few problems share them, and, when the run's feedback is
+known (`failures`), a failed test's call or values or an error type the run had. Another problem is named by its
+function, or by words and phrases of its docstring that this one lacks, weighing enough. Words of a sentence about
+syntax, indentation or compiling are the language's, and name no job; an error type alone, with no feedback or one
+it does not match, names nothing.
 
-- on_task: names a failed test (by its call or all its inputs, the normalized mention rule) or an error type the
-  run had;
-- off_task: names only error types the run did not have, or only tests that passed;
-- vacuous: names no test and no error type.
+- on_task: names this problem, and no other problem outweighs it three times over (a contrast with another function
+  stays on task);
+- off_task: another problem outweighs this one three times over: this one is not named, or only in passing;
+- vacuous: names neither: generic advice, language or tooling only, an error type alone, empty or cut off.
 """
 
 from __future__ import annotations
 
-import builtins
 import re
-from collections.abc import Sequence
-from functools import cache
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
+from harness.domains.humaneval.failures import failure_of_line, failure_types, named_types
 from harness.domains.humaneval.mention import case_spans, mentions_case, value_pattern
-from harness.records.humaneval import CheckedCall, CodeSignals, FailedAssert
-from harness.domains.humaneval.signals import checked_call
+from harness.domains.humaneval.vocabulary import (
+    GENERIC,
+    ProblemVocabulary,
+    function_owners,
+    identifier_words,
+    name_key,
+    pair_owners,
+    term_owners,
+    term_sequence,
+    term_weights,
+    vocabularies,
+)
+from harness.domains.normalized_text import normalize_text
 from harness.records import TrialRecord
+from harness.records.humaneval import CheckedCall, FailedAssert
 from harness.records.identity import IdentityEvidence, ReflectionIdentity
 
-RULE = "humaneval/1"
+RULE = "humaneval/2"
 IDENTITY_NOTE = (
-    "HumanEval task identity: on_task names a failed test or an error type the run had (an exception, a time limit, "
-    "a wrong result); off_task names only error types or tests that did not fail; vacuous names neither."
+    "HumanEval task identity: on_task names this problem (its function or a helper, a parameter, its docstring's "
+    "distinctive words or examples, or a failed test or error type of the known feedback) and no other problem's job "
+    "more; off_task names another problem's function or job; vacuous names neither (an error type alone names nothing)."
 )
-WRONG_RESULT = "wrong result"
-TIME_LIMIT = "time limit"
-_TIME_LIMIT_RE = re.compile(r"\b(?:time ?out|timed out|time limit|infinite loop|too slow|runs? forever)\b", re.I)
-_WRONG_RESULT_RE = re.compile(
-    r"\b(?:assertion ?error|assert(?:ion)? (?:error|fail(?:s|ed|ure)?)|(?:wrong|incorrect) (?:output|result|value|"
-    r"answer|return value))\b",
-    re.I,
+OWN_FLOOR = 3.0
+"""Weight of docstring words that names this problem: one word no more than about 8 of the 164 problems use."""
+OTHER_FLOOR = 8.5
+"""Weight of another problem's words (two at least) that names it: above what a reflection's generic words add up to
+for the likeliest of 163 other problems (up to 7.9 on the development split)."""
+NAME_WEIGHT = 2 * OWN_FLOOR
+"""What naming a function, a parameter, an example or a failure weighs beside the words: as much as two words few
+problems share, since a name says which problem it is on its own."""
+RIVAL_RATIO = 3.0
+"""Another problem decides the label when it outweighs this one this many times. Chosen beside OTHER_FLOOR on the
+development split and on the published reflections read against their own problem (off_task there is a false
+alarm: 2.8% of 2,220 at 3.0, 4.3% at 2.0)."""
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TOOLING_RE = re.compile(
+    r"\b(?:syntax|syntaxerror|indent\w*|eof|unclosed|unterminated|compil\w*|borrow\w*)\b", re.IGNORECASE
 )
-# "expected [1, 2, 1]", "the expected output is [1, 2, 1] but the actual output is [1]": the value within a few words.
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+|\n+")
+_QUOTED_RE = re.compile(r"\"([^\"\n]{3,})\"|'([^'\n]{3,})'|`([^`\n]{3,})`")
+_LIST_RE = re.compile(r"\[[^\[\]\n]*,[^\[\]\n]*\]")
 _EXPECTED_RE = r"\bexpected\b[^.;\n]{0,30}?"
 _RETURNED_RE = r"\b(?:actual|returned|returns|returning|output|outputs|outputted|gave|gives|got)\b[^.;\n]{0,30}?"
+_CODE_BEFORE = ("`", "function ", "method ")
+_CODE_AFTER = ("(", "`", " function", " method", "()")
 
 
-@cache
-def _exception_pattern() -> re.Pattern[str]:
-    """Python's built-in exception names, CamelCase or spaced ("IndexError", "index error")."""
-    names = sorted(
-        (n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and issubclass(getattr(builtins, n), BaseException)),
-        key=len,
-        reverse=True,
-    )
-    forms = [r"\s?".join(re.findall(r"[A-Z][a-z]*", name)) for name in names if name not in ("Exception", "BaseException")]
-    return re.compile(r"\b(?:" + "|".join(forms) + r")\b", re.I)
+Make = Callable[[str, int, int, str], IdentityEvidence]
+"""(kind, start, end, means) in the normalised text -> evidence in the text as written."""
 
 
-def _exception_type(text: str) -> str:
-    """`IndexError` for "index error", "IndexError" or "indexerror"."""
-    squeezed = "".join(text.split()).lower()
-    for name in dir(builtins):
-        if name.lower() == squeezed:
-            return name
-    return text
+@dataclass
+class _Reading:
+    """What a reflection names: this problem by name (function, parameter, example, failure) or by its docstring's
+    words and their weight; each other problem by name, or by words with their weight; what was read and set aside."""
+
+    named: list[IdentityEvidence] = field(default_factory=list)
+    words: list[IdentityEvidence] = field(default_factory=list)
+    weight: float = 0.0
+    other: dict[str, list[IdentityEvidence]] = field(default_factory=lambda: defaultdict(list))
+    other_weight: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    other_words: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    other_named: set[str] = field(default_factory=set)
+    aside: list[IdentityEvidence] = field(default_factory=list)
 
 
-def failure_types(signals: CodeSignals) -> set[str]:
-    """The error types of one run: its exceptions by class, WRONG_RESULT for a false assert, TIME_LIMIT."""
-    types = {error.type for error in signals.exceptions}
-    if signals.failed_asserts:
-        types.add(WRONG_RESULT)
-        types.add("AssertionError")
-    if signals.timeout:
-        types.add(TIME_LIMIT)
-    if signals.resource_limit and "memory" in signals.resource_limit:
-        types.add("MemoryError")
-    return types
+def _as_code(text: str, start: int, end: int, identifier: str) -> bool:
+    """A name written as code: snake_case, camelCase or with a digit, in backticks, called, or "the X function"."""
+    if "_" in identifier.strip("_") or any(c.isdigit() for c in identifier) or identifier[1:] != identifier[1:].lower():
+        return True
+    return text[max(0, start - 9) : start].endswith(_CODE_BEFORE) or text.startswith(_CODE_AFTER, end)
 
 
-def _named_types(text: str) -> list[tuple[str, re.Match[str]]]:
-    found = [(_exception_type(m.group()), m) for m in _exception_pattern().finditer(text)]
-    found += [(TIME_LIMIT, m) for m in _TIME_LIMIT_RE.finditer(text)]
-    found += [(WRONG_RESULT, m) for m in _WRONG_RESULT_RE.finditer(text)]
-    return sorted(found, key=lambda item: item[1].start())
+def _parameter_named(parameter: str, code: bool) -> bool:
+    """A parameter is named as code, or as a word no English sentence uses otherwise: not a generic word ("string",
+    "numbers"), not the one-letter words "a" and "I" ("the last k elements" names k)."""
+    if code:
+        return True
+    return parameter not in GENERIC and parameter.lower() not in ("a", "i")
 
 
-def names_error_type(text: str) -> bool:
-    """Whether a reflection names some specific error type at all (an exception, a time limit, a wrong result): what a
-    log without the run's feedback can still say of it."""
-    return bool(_named_types(text))
+def _functions_and_parameters(text: str, vocabulary: ProblemVocabulary, found: _Reading, make: Make) -> set[int]:
+    """Function names and parameters, as named evidence; where the function names start (their words are the name,
+    not a description of a job)."""
+    own_names = {name_key(name) for name in vocabulary.functions}
+    owners = function_owners()
+    names = set()
+    for match in _IDENTIFIER_RE.finditer(text):
+        identifier, start, end = match.group(), match.start(), match.end()
+        key, code = name_key(identifier), _as_code(text, start, end, identifier)
+        if key in owners and code:
+            names.add(start)
+        if key in own_names and code:
+            found.named.append(make("problem_term", start, end, f"{identifier}: this problem's function"))
+        elif key in owners and code:
+            for task in owners[key]:
+                found.other[task].append(make("other_problem", start, end, f"{identifier}: {task}'s function"))
+                found.other_named.add(task)
+        elif identifier in vocabulary.parameters and _parameter_named(identifier, code):
+            found.named.append(make("problem_term", start, end, f"{identifier}: a parameter of {vocabulary.entry_point}"))
+    return names
 
 
-def _evidence(kind: str, match: re.Match[str] | tuple[str, int, int], means: str) -> IdentityEvidence:
-    text, start, end = (match.group(), match.start(), match.end()) if isinstance(match, re.Match) else match
-    return IdentityEvidence(kind=kind, text=text, start=start, end=end, means=means, counts=True)
+def _sentences(text: str) -> list[tuple[int, int]]:
+    bounds, start = [], 0
+    for boundary in _SENTENCE_END_RE.finditer(text):
+        bounds.append((start, boundary.start()))
+        start = boundary.end()
+    return [*bounds, (start, len(text))]
 
 
-def _case_evidence(text: str, case: CheckedCall, means: str) -> IdentityEvidence | None:
-    """Where the reflection names one test: its call or all its inputs, or a false assert's expected or returned value."""
+def _terms(text: str, vocabulary: ProblemVocabulary, found: _Reading, make: Make, names: set[int]) -> None:
+    """Docstring words and neighbouring pairs of them, the first place each is written, outside sentences about the
+    language and outside the function names already read."""
+    first: dict[str, tuple[int, int]] = {}
+    pairs: dict[tuple[str, str], tuple[int, int]] = {}
+    for start, end in _sentences(text):
+        if _TOOLING_RE.search(text, start, end):
+            continue
+        sequence = [
+            (key, match.start(), match.end())
+            for match in _IDENTIFIER_RE.finditer(text, start, end)
+            if match.start() not in names
+            for key in term_sequence(identifier_words(match.group()))
+        ]
+        for key, s, e in sequence:
+            first.setdefault(key, (s, e))
+        for (a, s, _), (b, _, e) in zip(sequence, sequence[1:]):
+            if a != b:
+                pairs.setdefault((a, b), (s, e))
+    weights, owners = term_weights(), term_owners()
+    for key, (s, e) in first.items():
+        if key in vocabulary.terms:
+            found.weight += weights[key]
+            found.words.append(make("problem_term", s, e, f"{key}: a word of {vocabulary.entry_point}'s docstring"))
+            continue
+        for task in owners.get(key, ()):
+            found.other_weight[task] += weights[key]
+            found.other_words[task] += 1
+            found.other[task].append(make("other_problem", s, e, f"{key}: a word of {task}'s docstring"))
+    # A pair weighs again what its words weigh: a phrase of the job says more than its words apart.
+    for pair, (s, e) in pairs.items():
+        weight, phrase = weights.get(pair[0], 0.0) + weights.get(pair[1], 0.0), " ".join(pair)
+        if pair in vocabulary.pairs:
+            found.weight += weight
+            found.words.append(make("problem_term", s, e, f"{phrase}: a phrase of {vocabulary.entry_point}'s docstring"))
+            continue
+        for task in pair_owners().get(pair, ()):
+            found.other_weight[task] += weight
+            found.other[task].append(make("other_problem", s, e, f"{phrase}: a phrase of {task}'s docstring"))
+
+
+def _examples(text: str, vocabulary: ProblemVocabulary, found: _Reading, make: Make) -> None:
+    for match in _QUOTED_RE.finditer(text):
+        value = next(group for group in match.groups() if group is not None)
+        if value in vocabulary.examples:
+            found.named.append(make("problem_term", match.start(), match.end(), f"{value}: a docstring example"))
+    for match in _LIST_RE.finditer(text):
+        if "".join(match.group().split()) in vocabulary.examples:
+            found.named.append(make("problem_term", match.start(), match.end(), "a docstring example's value"))
+
+
+def _case_evidence(text: str, case: CheckedCall, make: Make) -> IdentityEvidence | None:
+    """Where the reflection names one failed test: its call or all its inputs, or its expected or returned value."""
     if mentions_case(text, case, "normalized"):
         span = case_spans(text, case)[0]
-        return _evidence("failed_test", (text[span.start : span.end], span.start, span.end), means)
+        return make("failed_test", span.start, span.end, case.source)
     if isinstance(case, FailedAssert):
         for lead, value in ((_EXPECTED_RE, case.expected), (_RETURNED_RE, case.actual)):
             match = re.search(lead + value_pattern(value).pattern, text) if value else None
             if match:
-                return _evidence("failed_test", match, means)
+                return make("failed_test", match.start(), match.end(), case.source)
     return None
 
 
+def _failure(text: str, failed: Sequence[CheckedCall], types: set[str], found: _Reading, make: Make) -> None:
+    found.named += [e for case in failed if (e := _case_evidence(text, case, make)) is not None]
+    for kind, match in named_types(text):
+        if kind in types:
+            found.named.append(make("error_type", match.start(), match.end(), f"{kind}: the run had it"))
+        else:
+            had = ", ".join(sorted(types)) or "not known"
+            found.aside.append(make("error_type", match.start(), match.end(), f"{kind} (the feedback: {had})"))
+
+
+def _label(found: _Reading) -> tuple[str, list[IdentityEvidence], list[IdentityEvidence]]:
+    """The label, the evidence that decided it, and the rest. Each side scores its docstring words' weight, and
+    NAME_WEIGHT for each thing it names (a function, a parameter, an example, a failure); another problem is named
+    when its function is, or when its words weigh OTHER_FLOOR (two at least). It decides when it outweighs this
+    problem twice over: a contrast with another function stays on task, this one named in passing does not."""
+    own_score = found.weight + NAME_WEIGHT * len({e.text for e in found.named})
+    named_own = bool(found.named) or found.weight >= OWN_FLOOR
+    scores = {
+        task: found.other_weight[task] + (NAME_WEIGHT if task in found.other_named else 0.0)
+        for task in found.other
+        if task in found.other_named or (found.other_weight[task] >= OTHER_FLOOR and found.other_words[task] >= 2)
+    }
+    rivals = {task for task, score in scores.items() if score > RIVAL_RATIO * own_score}
+    own = found.named + found.words
+    other_evidence = [e for task in sorted(rivals) for e in found.other[task]]
+    rest = [e for task in found.other if task not in rivals for e in found.other[task]] + found.aside
+    if rivals:
+        return "off_task", other_evidence, own + rest
+    if named_own:
+        return "on_task", own, rest
+    return "vacuous", [], own + rest
+
+
 def reflection_identity(
-    text: str, failed: Sequence[CheckedCall], types: set[str], passed: Sequence[CheckedCall] = ()
+    text: str, task_id: str, failed: Sequence[CheckedCall] = (), types: set[str] | None = None
 ) -> ReflectionIdentity:
-    """The label of one code reflection against its run: the failed tests, the run's error types, the passed tests."""
-    on = [e for case in failed if (e := _case_evidence(text, case, case.source)) is not None]
-    off: list[IdentityEvidence] = []
-    for kind, match in _named_types(text):
-        had = kind in types
-        means = kind if had else f"{kind} (the run had: {', '.join(sorted(types)) or 'no error'})"
-        (on if had else off).append(_evidence("error_type", match, means))
-    failed_calls = {case.call for case in failed}
-    off += [
-        e
-        for case in passed
-        if case.call not in failed_calls and (e := _case_evidence(text, case, f"{case.source} (passed)")) is not None
-    ]
-    if on:
-        label, deciding, rest = "on_task", on, off
-    elif off:
-        label, deciding, rest = "off_task", off, on
-    else:
-        label, deciding, rest = "vacuous", [], []
+    """The label of one code reflection on the HumanEval problem `task_id`, with its run's failed tests and error
+    types when known."""
+    vocabulary = vocabularies().get(task_id)
+    if vocabulary is None:
+        raise ValueError(f"task {task_id!r} is not a HumanEval problem id; accepted: 'HumanEval/<number>'.")
+    original = normalize_text(text)
+    read = original.text
+
+    def make(kind: str, start: int, end: int, means: str) -> IdentityEvidence:
+        s, e = original.span(start, end)
+        return IdentityEvidence(kind=kind, text=original.original[s:e], start=s, end=e, means=means, counts=True)
+
+    found = _Reading()
+    names = _functions_and_parameters(read, vocabulary, found, make)
+    _terms(read, vocabulary, found, make, names)
+    _examples(read, vocabulary, found, make)
+    _failure(read, failed, types or set(), found, make)
+    label, deciding, rest = _label(found)
     evidence = deciding + [e.model_copy(update={"counts": False}) for e in rest]
     return ReflectionIdentity(label=label, rule=RULE, evidence=sorted(evidence, key=lambda e: (e.start, e.end)))
 
 
 def record_identity(record: TrialRecord) -> ReflectionIdentity | None:
-    """The identity of a record's reflection against the run it reflects on; None when it wrote none."""
+    """The identity of a record's reflection against its problem and the run it reflects on; None when it wrote none."""
     if record.reflection is None:
         return None
     details = record.attempt_details
     if details is None or details.kind != "humaneval":
-        return reflection_identity(record.reflection, [], set())
+        return reflection_identity(record.reflection, record.task_id)
     signals = details.signals
-    failed = signals.failed_cases
-    failed_sources = {case.source for case in failed}
-    # The function under test, as the failed tests call it: what the passed tests are parsed against.
-    callee = next((case.call.split("(", 1)[0] for case in failed if case.call), None)
-    passed = [checked_call(t, callee) for t in details.tests_run if callee and t not in failed_sources]
-    return reflection_identity(record.reflection, failed, failure_types(signals), passed)
-
-
-_OUTPUT_MARK = "# output:"
-
-
-def failure_of_line(failed_test: str, entry_point: str) -> tuple[list[CheckedCall], set[str]]:
-    """The failed test and error types a line such as `assert add(1, 2) == 3 # output: -1` (Reflexion's feedback),
-    `IndexError: list index out of range` or `timeout` says."""
-    statement, _, output = failed_test.partition(_OUTPUT_MARK)
-    types = {kind for kind, _ in _named_types(failed_test)}
-    cases: list[CheckedCall] = []
-    if statement.strip().startswith("assert"):
-        case = checked_call(statement.strip(), entry_point)
-        output = output.strip()
-        if not _exception_pattern().match(output) and not _TIME_LIMIT_RE.search(output):
-            types |= {WRONG_RESULT, "AssertionError"}
-            if output:
-                case = FailedAssert(
-                    **case.model_dump(), expected=None, actual=output, operator=None, call_is_compared=True, test=0,
-                    line=None,
-                )  # fmt: skip
-        cases.append(case)
-    return cases, types
+    return reflection_identity(record.reflection, record.task_id, signals.failed_cases, failure_types(signals))
 
 
 def line_identity(item: dict[str, object]) -> ReflectionIdentity:
-    """`python -m harness.metrics.identity`'s line {"task": "HumanEval/<n>", "text", "failed_test"}."""
-    from envs.humaneval import load_problems  # only the command needs the problems' entry points
-
+    """`python -m harness.metrics.identity`'s line {"task": "HumanEval/<n>", "text", "failed_test" (optional: the
+    run's feedback, Reflexion's or the harness's)}."""
     task, failed_test = item.get("task"), item.get("failed_test")
-    if not isinstance(failed_test, str):
-        raise ValueError("a humaneval line needs 'failed_test': the failed assert (or error line) as a string.")
-    problem = next((p for p in load_problems() if p.task_id == task), None)
-    if problem is None:
+    if failed_test is not None and not isinstance(failed_test, str):
+        raise ValueError("'failed_test' is the run's feedback as a string, or absent when not known.")
+    vocabulary = vocabularies().get(str(task))
+    if vocabulary is None:
         raise ValueError(f"task {task!r} is not a HumanEval problem id; accepted: 'HumanEval/<number>'.")
-    cases, types = failure_of_line(failed_test, problem.entry_point)
-    return reflection_identity(str(item["text"]), cases, types)
+    cases, types = failure_of_line(failed_test, vocabulary.entry_point) if failed_test else ([], set())
+    return reflection_identity(str(item["text"]), str(task), cases, types)

@@ -1,32 +1,52 @@
 """`python -m harness.metrics.identity FILE.jsonl`: label reflections from any harness's logs.
 
-Reads JSON lines `{"domain": "alfworld", "task": "<task folder>", "text": "<reflection>"}` (HumanEval: `task` a problem
-id and `failed_test` the failed assert, with Reflexion's `# output: <value>` if known, or the error line; HotpotQA:
-`task` a shipped question id) and prints each line back, in the same order, with `label` (on_task, off_task, vacuous)
-and `evidence` (the words that decided it) added, one JSON line each. `-` reads standard input.
+Reads JSON lines, one reflection each, and prints each line back, in the same order, with `label` (on_task,
+off_task, vacuous) and `evidence` (the words that decided it) added, one JSON line each. `-` reads standard input.
+
+  {"domain": "alfworld", "task": "<ALFWorld task folder>", "text": "<reflection>"}
+  {"domain": "hotpotqa", "task": "<shipped question id>", "text": "...", "attempt_answer": "<optional>"}
+  {"domain": "humaneval", "task": "HumanEval/<n>", "text": "...", "failed_test": "<optional>"}
+
+`attempt_answer` (the answer of the attempt the reflection is about) and `failed_test` (the run's feedback:
+Reflexion's `assert ... # output: ...` or the harness's rendering of its signals) are used where given; a line
+without them is labelled from the task alone.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TextIO
 
 from harness.domains.registry import line_identity
-from harness.errors import HarnessError, fail
+from harness.errors import EXIT_PIPE_CLOSED, HarnessError, fail
+from harness.records.strict_json import strict_json_problem
 
 
 class IdentityInputError(HarnessError):
     """A line of the command's input that cannot be labelled."""
 
 
-def label_line(line: str, number: int, source: str) -> dict[str, object]:
-    """One input line with `label` and `evidence` added; IdentityInputError naming the line when it cannot be."""
+def _parsed(line: str, number: int, source: str) -> object:
+    """The line's JSON, held to what every log of the harness keeps: each key once, no NaN or Infinity."""
     try:
         item = json.loads(line)
+        problem = strict_json_problem(line.encode("utf-8"))
     except ValueError as error:
-        raise IdentityInputError(f"{source} line {number} is not JSON ({error.msg}).") from None
+        raise IdentityInputError(f"{source} line {number} is not JSON ({getattr(error, 'msg', error)}).") from None
+    except RecursionError:
+        raise IdentityInputError(f"{source} line {number} is nested too deeply to be a reflection's line.") from None
+    if problem is not None:
+        raise IdentityInputError(f"{source} line {number}: {problem}.")
+    return item
+
+
+def label_line(line: str, number: int, source: str) -> dict[str, object]:
+    """One input line with `label` and `evidence` added; IdentityInputError naming the line when it cannot be."""
+    item = _parsed(line, number, source)
     if not isinstance(item, dict):
         raise IdentityInputError(f"{source} line {number} is not a JSON object; accepted: {{'domain', 'task', 'text'}}.")
     try:
@@ -41,29 +61,50 @@ def label_lines(lines: Iterable[str], source: str) -> list[dict[str, object]]:
     return [label_line(line, number, source) for number, line in enumerate(lines, start=1) if line.strip()]
 
 
+def _read(name: str) -> list[dict[str, object]]:
+    if name == "-":
+        return label_lines(sys.stdin, "standard input")
+    path = Path(name)
+    if not path.is_file():
+        raise IdentityInputError(f"{name} is not a file; give a JSON-lines file of reflections, or - for stdin.")
+    with path.open(encoding="utf-8") as handle:
+        return label_lines(handle, name)
+
+
+def _print(labelled: Iterable[dict[str, object]]) -> None:
+    """One JSON line each, ASCII (no model text reaches a terminal as a control sequence); a reader that stopped
+    reading (`| head -1`) ends the command quietly, as the gate's does."""
+    try:
+        for item in labelled:
+            print(json.dumps(item, allow_nan=False))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Point stdout at nothing so the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(EXIT_PIPE_CLOSED)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments in (["-h"], ["--help"]):
-        print(__doc__)
+        _print_usage(sys.stdout)
         return
     if len(arguments) != 1:
-        fail(f"give one JSON-lines file (or -), got {len(arguments)} arguments.\n\n{__doc__}")
+        _print_usage(sys.stderr)
+        fail(f"give one JSON-lines file (or -), got {len(arguments)} arguments.")
     name = arguments[0]
     try:
-        if name == "-":
-            labelled = label_lines(sys.stdin, "standard input")
-        else:
-            path = Path(name)
-            if not path.is_file():
-                raise IdentityInputError(f"{name} is not a file; give a JSON-lines file of reflections, or - for stdin.")
-            with path.open(encoding="utf-8") as handle:
-                labelled = label_lines(handle, name)
+        labelled = _read(name)
     except UnicodeDecodeError as error:
         fail(f"{name} is not UTF-8 text (byte {error.start}); give a JSON-lines file.")
     except IdentityInputError as error:
         fail(error)
-    for item in labelled:
-        print(json.dumps(item))  # ASCII: no model text reaches a terminal as a control sequence
+    _print(labelled)
+
+
+def _print_usage(stream: TextIO) -> None:
+    """The usage as its lines (fail() would show its newlines as symbols: it keeps an error to one line)."""
+    print(__doc__.strip(), file=stream)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ def _identity_html(identity: ReflectionIdentity) -> str:
     evidence = "; ".join(
         f"{esc(text)} = {esc(means)}" + (f" (x{count})" if count > 1 else "") for (text, means), count in pairs.items()
     )
-    because = f": {evidence}" if evidence else ": names no goal"
+    because = f": {evidence}" if evidence else ": names no task"  # a goal object, a question, a problem
     return f'<span class="idn {identity.label}" data-identity="{identity.label}">{identity.label}{because}</span>'
 
 

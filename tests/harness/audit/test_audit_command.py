@@ -224,3 +224,18 @@ def test_show_an_unknown_source_exits_2_with_one_line() -> None:
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert "'alfworld_runs/root/reflexion_run_log'" in result.stderr
     assert "Closest: alfworld_runs/root/reflexion_run_logs" in result.stderr
+
+
+def test_the_humaneval_and_hotpotqa_runs_report_task_identity_beside_rrr(audit: tuple[dict, str]) -> None:
+    report, markdown = audit
+    by_source = {identity["source"]: identity for identity in report["identity"]}
+    code = by_source["programming_runs/root/reflexion_humaneval_py_pass_at_1/reflexion_humaneval_py_pass_at_1.jsonl"]
+    assert code["rule"] == "humaneval/2" and code["identity"]["reflections"] > 100
+    assert code["frozen_identity"]["reflections"] == _row(report, code["source"])["reflections_in_frozen"]
+    hotpotqa = [identity for identity in report["identity"] if identity["domain"] == "hotpotqa"]
+    assert hotpotqa and all(identity["rule"] == "hotpotqa/2" for identity in hotpotqa)
+    assert any(identity["identity"]["reflections"] > 200 for identity in hotpotqa)
+    assert "## Task identity in the HumanEval and HotpotQA runs" in markdown
+    checks = {check["claim"]["id"]: check for check in report["paper"]}
+    for claim in ("table1_hotpotqa", "table1_humaneval", "abstract_frozen", "humaneval_error_types"):
+        assert "task identity (`" in checks[claim]["logs"], claim

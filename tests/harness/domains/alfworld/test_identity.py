@@ -10,10 +10,11 @@ import pytest
 from harness.audit.sources import DEFAULT_ROOT
 from harness.domains.alfworld.identity import reflection_identity
 from harness.metrics.agreement import agreement
+from harness.metrics.identity.__main__ import label_line
 from harness.records.identity import IDENTITY_LABELS
 
 LABELS = Path(__file__).resolve().parents[3] / "fixtures" / "identity" / "alfworld_labels.jsonl"
-KAPPA_FLOOR = 0.85
+KAPPA_FLOOR = 0.95
 CROSS_PAIRED_FLOOR = 0.95
 CASE_STUDIES = ("env_22", "env_31", "env_35", "env_97")
 
@@ -89,3 +90,33 @@ def test_the_failures_the_study_describes(task: str, text: str, label: str, deci
 def test_a_task_that_is_no_alfworld_task_is_refused() -> None:
     with pytest.raises(ValueError, match="task folder"):
         reflection_identity("I will take the mug.", "HumanEval/0")
+
+
+MUG_TO_DESK = "pick_and_place_simple-Mug-None-Desk-308"
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "deciding"),
+    [
+        # A zero-width space inside this task's object, and inside another object's name.
+        ("I will take the mu\u200bg and put it on desk 1.", "on_task", "mu\u200bg"),
+        ("I will take the pen\u200bcil 1 and put it on desk 1.", "off_task", "pen\u200bcil"),
+        # Fullwidth letters, folded by NFKC.
+        ("I will take the \uff4d\uff55\uff47 1 and put it on desk 1.", "on_task", "\uff4d\uff55\uff47"),
+        ("I will take the \uff50\uff45\uff4e\uff43\uff49\uff4c 1 and put it on desk 1.", "off_task", None),
+        # A negation six words before the receptacle still reaches it: nothing ends its scope in between.
+        ("I should not put the mug in the toilet 1; put it on desk 1.", "on_task", "mug"),
+        # In a plan, "X instead of Y" chooses X: the wrong receptacle is planned, the right one set aside.
+        ("put the mug in toilet 1 instead of desk 1", "off_task", "toilet"),
+        # In a narration the other way round: what came after "instead of" was meant.
+        ("I put the mug in toilet 1 instead of desk 1. I will take the mug to desk 1.", "on_task", "mug"),
+    ],
+)
+def test_hostile_spellings_and_scopes(text: str, label: str, deciding: str | None) -> None:
+    line = json.dumps({"domain": "alfworld", "task": MUG_TO_DESK, "text": text})
+    out = label_line(line, 1, "test")  # one line of `python -m harness.metrics.identity`
+    assert out["label"] == label
+    words = [e["text"] for e in out["evidence"] if e["counts"]]
+    assert deciding is None or deciding in words
+    for evidence in out["evidence"]:
+        assert text[evidence["start"] : evidence["end"]] == evidence["text"]

@@ -1,24 +1,77 @@
-"""HotpotQA's identity rule: a supporting article named (on_task), only other articles of the question (off_task),
-none (vacuous)."""
+"""HotpotQA's identity rule read on single reflections: this question's names (on_task), only names foreign to it
+(off_task), no name (vacuous); normalised spellings; evidence spans into the text as written."""
 
 from __future__ import annotations
 
 import pytest
 
 from harness.domains.hotpotqa.identity import reflection_identity
-from harness.domains.hotpotqa.mention import article_name
 from harness.domains.hotpotqa.questions import load_questions
 
-QUESTION = load_questions()[0]
+# "What stadium does the team who has Kent Baer as the defensive coordinator play its home games?"
+KENT_BAER = next(q.id for q in load_questions() if "Kent Baer" in q.question)
+CHRONICLE = next(q.id for q in load_questions() if "Chronicle of Philanthropy" in q.question)
 
 
-def test_the_three_labels() -> None:
-    supporting = article_name(QUESTION.supporting_titles()[0])
-    other = article_name(next(t for t in QUESTION.context.title if t not in QUESTION.supporting_titles()))
-    assert reflection_identity(f"I should have read {supporting} first.", QUESTION.id).label == "on_task"
-    off = reflection_identity(f"I relied on {other}.", QUESTION.id)
-    assert off.label == "off_task" and other in off.deciding()[0].means
-    assert reflection_identity("I should read the context more carefully.", QUESTION.id).label == "vacuous"
+def _check_spans(text: str, question: str, label: str, deciding: str | None = None, answer: str | None = None) -> None:
+    identity = reflection_identity(text, question, answer)
+    assert identity.label == label, identity
+    for evidence in identity.evidence:
+        assert text[evidence.start : evidence.end] == evidence.text
+    if deciding is not None:
+        assert deciding in [e.text for e in identity.deciding()]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Issue 39 item 10: the possessive once joined into "baers" and the reflection came out vacuous.
+        "I looked up Kent Baer's home stadium but gave the name of a bowl game.",
+        "I looked up the home stadium of Kent Baer but gave the name of a bowl game.",
+        "I looked up Kent Baer\u2019s home stadium but gave the name of a bowl game.",
+    ],
+)
+def test_a_possessive_names_its_entity(text: str) -> None:
+    _check_spans(text, KENT_BAER, "on_task", "Kent Baer")
+
+
+@pytest.mark.parametrize(
+    ("text", "deciding"),
+    [
+        ("I looked up Kent\u200b Baer and his team's stadium.", "Kent\u200b Baer"),  # a zero-width space
+        ("I looked up \uff2b\uff45\uff4e\uff54 \uff22\uff41\uff45\uff52 and his stadium.", None),  # fullwidth letters
+        ("I looked up Ke\u00adnt Baer and his stadium.", "Ke\u00adnt Baer"),  # a soft hyphen
+    ],
+)
+def test_invisible_and_fullwidth_characters_hide_no_name(text: str, deciding: str | None) -> None:
+    _check_spans(text, KENT_BAER, "on_task", deciding)
+
+
+def test_the_three_labels_and_what_decides_them() -> None:
+    # A distractor title is still this question's; so is a wrong answer the attempt gave.
+    _check_spans("I should have searched UNLV Rebels football first.", KENT_BAER, "on_task", "UNLV Rebels football")
+    _check_spans("I answered Washington-Grizzly Stadium without checking.", KENT_BAER, "on_task",
+                 "Washington-Grizzly Stadium", answer="Washington-Grizzly Stadium")  # fmt: skip
+    # A few-shot example's entities, and another question's.
+    _check_spans("I should have searched the Colorado orogeny and the High Plains.", KENT_BAER, "off_task", "High Plains")
+    _check_spans("I compared the founding years of Arthur's Magazine and First for Women.", CHRONICLE, "off_task")
+    _check_spans("I assumed the band Glass Cloud formed in Richmond, Virginia.", KENT_BAER, "off_task", "Glass Cloud")
+    # Nothing named: advice, parser talk, a sentence's capitalised first word, empty.
+    for text in ("I should read the question more carefully.", "Thoroughly check the answer.", "", "  \n"):
+        _check_spans(text, KENT_BAER, "vacuous")
+
+
+def test_a_name_met_on_the_way_stays_on_task() -> None:
+    # A candidate beside this question's names, in the same sentence, is a step of the work on it.
+    text = "I assumed Kent Baer coached the University of Montana, whose stadium is Washington-Grizzly Stadium."
+    identity = reflection_identity(text, KENT_BAER)
+    assert identity.label == "on_task"
+    assert not any(e.counts for e in identity.evidence if e.kind == "other_name")
+
+
+def test_a_line_without_the_attempts_answer_is_labelled_from_the_question_alone() -> None:
+    assert reflection_identity("I answered 1999; the arena is older.", KENT_BAER).label == "vacuous"
+    assert reflection_identity("I answered 1999; the arena is older.", KENT_BAER, "1999").label == "on_task"
 
 
 def test_an_unknown_question_is_refused() -> None:

@@ -1,55 +1,80 @@
-"""HumanEval's identity rule: a reflection names its run's failed test or error type (on_task), only errors the run
-did not have or tests that passed (off_task), or neither (vacuous)."""
+"""HumanEval's identity rule: this problem's function, parameters, docstring words or examples, or a failure of the
+known feedback (on_task); another problem's function or job (off_task); neither (vacuous)."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.domains.humaneval.identity import failure_of_line, names_error_type, reflection_identity
-from harness.records.humaneval import FailedAssert
+from harness.domains.humaneval.failures import failure_of_line, names_error_type
+from harness.domains.humaneval.identity import line_identity, reflection_identity
 
-FAILED = FailedAssert(
-    source="assert add(1, 2) == 3", call="add(1, 2)", inputs=["1", "2"], expected="3", actual="-1", operator="==",
-    call_is_compared=True, test=0, line=None,
-)  # fmt: skip
-RUN_TYPES = {"AssertionError", "wrong result"}
+LONGEST = "HumanEval/12"  # longest(strings): the first of the longest strings, None for an empty list
+RENDERED = "Test `assert longest([]) == None` raised IndexError: list index out of range at line 5 of the implementation: `best = strings[0]`."  # noqa: E501
+REFLEXION = "assert truncate_number(3.5) == 0.5 # output: 3"
+
+
+def _label(text: str, task: str = LONGEST, failed_test: str | None = None) -> str:
+    item = {"task": task, "text": text} | ({"failed_test": failed_test} if failed_test else {})
+    identity = line_identity(item)
+    for evidence in identity.evidence:
+        assert text[evidence.start : evidence.end] == evidence.text
+    return identity.label
 
 
 @pytest.mark.parametrize(
     ("text", "label"),
     [
-        ("The implementation failed add(1, 2): it subtracts instead of adding.", "on_task"),
-        ("When a is 1 and b is 2 the function is wrong.", "on_task"),
-        ("The expected output is 3 but the function gave -1.", "on_task"),
-        ("The function returned the wrong output for small inputs.", "on_task"),
-        ("An IndexError is raised when the list is empty.", "off_task"),
-        ("The loop never ends: an infinite loop.", "off_task"),
-        ("I should write cleaner code and think harder.", "vacuous"),
+        ("`longest` returned the last of the equally long strings instead of the first one.", "on_task"),
+        ("I should return the first string of maximal length, and None when the list is empty.", "on_task"),
+        # Invisible characters and fullwidth letters hide no name.
+        ("My long\u200best returned the last string.", "on_task"),
+        ("\uff4c\uff4f\uff4e\uff47\uff45\uff53\uff54() returned the last of the equally long strings.", "on_task"),
+        # Another problem's function and parameter; another problem's job.
+        ("My separate_paren_groups implementation did not ignore the spaces in paren_string.", "off_task"),
+        ("It returns True as soon as the balance of the bank account falls below zero after the deposit and "
+         "withdrawal operations.", "off_task"),
+        # A contrast with another function while the plan is this one's job stays on task.
+        ("Unlike remove_duplicates, longest must keep the first string of maximal length.", "on_task"),
+        # Generic advice, language and tooling only, empty.
+        ("I should test edge cases more carefully and think step by step.", "vacuous"),
+        ("The function definition is not properly indented, raising an IndentationError.", "vacuous"),
         ("", "vacuous"),
     ],
-)
-def test_a_reflection_against_a_false_assert(text: str, label: str) -> None:
-    assert reflection_identity(text, [FAILED], RUN_TYPES).label == label
+)  # fmt: skip
+def test_a_reflection_on_longest(text: str, label: str) -> None:
+    assert _label(text) == label
 
 
-def test_an_exception_the_run_had_is_on_task_and_one_it_did_not_is_off_task() -> None:
-    assert reflection_identity("It raises a ZeroDivisionError on 0.", [], {"ZeroDivisionError"}).label == "on_task"
-    assert reflection_identity("It raises a zero division error on 0.", [], {"ZeroDivisionError"}).label == "on_task"
-    off = reflection_identity("It raises a KeyError.", [], {"ZeroDivisionError"})
-    assert off.label == "off_task" and off.deciding()[0].text == "KeyError"
+def test_an_error_type_counts_only_against_the_known_feedback() -> None:
+    text = "The implementation raised an IndexError because it read the first element too early."
+    assert _label("It raised an IndexError.") == "vacuous"  # no feedback: an error type alone names nothing
+    assert _label("It raised an IndexError.", failed_test=RENDERED) == "on_task"
+    assert _label("It raised a ZeroDivisionError.", failed_test=RENDERED) == "vacuous"
+    assert _label(text, failed_test=RENDERED) == "on_task"
 
 
-def test_naming_a_test_that_passed_is_off_task() -> None:
-    passed = FAILED.model_copy(update={"source": "assert add(5, 5) == 10", "call": "add(5, 5)", "inputs": ["5", "5"]})
-    assert reflection_identity("It fails on add(5, 5).", [FAILED], RUN_TYPES, [passed]).label == "off_task"
+def test_the_failed_tests_call_or_values_name_this_problem() -> None:
+    assert _label("It fails on longest([]).", failed_test=RENDERED) == "on_task"
+    assert _label("The call gave 3 where 0.5 was expected.", "HumanEval/2", REFLEXION) == "on_task"
 
 
-def test_a_line_of_reflexion_feedback_gives_the_failed_test_and_its_output() -> None:
-    cases, types = failure_of_line("assert add(1, 2) == 3 # output: -1", "add")
-    assert [c.call for c in cases] == ["add(1, 2)"] and types == RUN_TYPES
-    assert reflection_identity("add(1,2) gave -1", cases, types).label == "on_task"
-    _, raised = failure_of_line("IndexError: list index out of range", "add")
-    assert raised == {"IndexError"}
+def test_both_feedback_formats_are_read() -> None:
+    cases, types = failure_of_line(REFLEXION, "truncate_number")
+    assert [c.call for c in cases] == ["truncate_number(3.5)"] and types == {"AssertionError", "wrong result"}
+    cases, types = failure_of_line(RENDERED, "longest")
+    assert [c.call for c in cases] == ["longest([])"] and types == {"IndexError"}
+    rendered_false = "Test `assert truncate_number(3.5) == 0.5` failed: truncate_number(3.5) returned 3, expected 0.5."
+    cases, types = failure_of_line(rendered_false, "truncate_number")
+    assert cases[0].actual == "3" and cases[0].expected == "0.5" and "wrong result" in types
+    assert failure_of_line("IndexError: list index out of range", "longest") == ([], {"IndexError"})
+
+
+def test_a_line_needs_no_feedback_and_a_problem_id() -> None:
+    assert reflection_identity("longest() returned None.", LONGEST).label == "on_task"
+    with pytest.raises(ValueError, match="not a HumanEval problem id"):
+        line_identity({"task": "HumanEval/999", "text": "x"})
+    with pytest.raises(ValueError, match="'failed_test' is the run's feedback"):
+        line_identity({"task": LONGEST, "text": "x", "failed_test": 3})
 
 
 def test_names_error_type_without_the_run() -> None:
