@@ -1,0 +1,39 @@
+"""ExpeL's insight stage (LeapLabTHU/ExpeL, Apache-2.0), its faithful core: training experience turned into one
+global rule library by a critic, every rule with the critiques, trials and reflections that made it.
+
+`plan_critiques` lists ExpeL's critiques over a fold's training tasks in its order; `critique_messages` builds each
+request from `prompts/expel/`; `parse_operations` and `update_rules` read and count the critic's answer as ExpeL's
+parse_rules and update_rules do; `apply_answer`, `replay` and `extract` fold a sequence of answers into an
+`InsightsLedger` (`harness/records/insights.py`); `rules_message` is what goes before every evaluation task.
+Not wired into the run yet.
+"""
+
+from __future__ import annotations
+
+from harness.reflection.insights._counting import EditOfNoRule, update_rules
+from harness.reflection.insights._ledger import apply_answer, extract, replay
+from harness.reflection.insights._operations import parse_operations
+from harness.reflection.insights._plan import (
+    ExpelDomain,
+    InsightsOptions,
+    PlannedCritique,
+    plan_critiques,
+    success_chunks,
+)
+from harness.reflection.insights._prompt import critique_messages, rules_message
+
+__all__ = [
+    "EditOfNoRule",
+    "ExpelDomain",
+    "InsightsOptions",
+    "PlannedCritique",
+    "apply_answer",
+    "critique_messages",
+    "extract",
+    "parse_operations",
+    "plan_critiques",
+    "replay",
+    "rules_message",
+    "success_chunks",
+    "update_rules",
+]
