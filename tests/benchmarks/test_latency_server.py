@@ -29,6 +29,7 @@ from harness.llm import (
     cache_key,
     create_backend,
 )
+from tests.in_process import run_module
 from tests.runner import ROOT
 
 COMPLETION = LLMRequest(kind="completion", prompt="> go to desk 1\n", max_tokens=32, stop=["\n"])
@@ -137,19 +138,8 @@ def test_the_command_line_serves_until_stopped(recorded_cache: Path) -> None:
 
 
 def test_help_says_it_is_an_instrument_and_a_missing_cache_is_refused(tmp_path: Path) -> None:
-    help_text = subprocess.run(
-        [sys.executable, "-m", "benchmarks.latency_server", "--help"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    assert "Benchmark instrument" in help_text and "Not a model server" in help_text
-    missing = subprocess.run(
-        [sys.executable, "-m", "benchmarks.latency_server", "--cache", str(tmp_path / "none.jsonl")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    shown = run_module("benchmarks.latency_server", "--help")
+    assert shown.returncode == 0
+    assert "Benchmark instrument" in shown.stdout and "Not a model server" in shown.stdout
+    missing = run_module("benchmarks.latency_server", "--cache", str(tmp_path / "none.jsonl"))
     assert missing.returncode == 2 and "no such file" in missing.stderr

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from functools import lru_cache
 
 from harness.domains.alfworld.clauses import Clause, ClauseReading
 from harness.domains.alfworld.target import task_parts
@@ -114,9 +115,11 @@ def _destination(
     return bool(objects_between) or _PRONOUN_RE.search(between) is not None
 
 
+@lru_cache(maxsize=1 << 14)
 def reflection_identity(text: str, task: str) -> ReflectionIdentity:
     """The identity label of one reflection on the ALFWorld task `task` (its task folder, or a game id), read on the
-    normalised text; evidence points into `text` as given."""
+    normalised text; evidence points into `text` as given. Remembered per process: a report labels the same
+    reflections for its metrics, its tables and its page."""
     task_type, target, receptacle = task_parts(task)
     step = TASK_STEPS[task_type]
     tools = STEP_TOOLS.get(step, frozenset()) if step else frozenset()

@@ -141,6 +141,7 @@ def _vocabulary(question_id: str, attempt_answer: str | None) -> QuestionVocabul
     return question_vocabulary(question, attempt_answer)
 
 
+@lru_cache(maxsize=1 << 14)
 def reflection_identity(text: str, question_id: str, attempt_answer: str | None = None) -> ReflectionIdentity:
     """The label of one reflection on the shipped question `question_id`; `attempt_answer` is the answer of the
     attempt it reflects on, when known (its words are this question's too)."""

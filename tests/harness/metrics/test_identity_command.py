@@ -12,16 +12,15 @@ import pytest
 
 from harness.domains.hotpotqa.questions import load_questions
 from harness.metrics.identity.__main__ import main
+from tests.in_process import Outcome, run_module
 
 ROOT = Path(__file__).resolve().parents[3]
 MUG_TO_DESK = "pick_and_place_simple-Mug-None-Desk-308"
 
 
-def _run(*arguments: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.metrics.identity", *arguments], cwd=ROOT, capture_output=True, text=True,
-        input=stdin,
-    )  # fmt: skip
+def _run(*arguments: str, stdin: str = "") -> Outcome:
+    """`python -m harness.metrics.identity <arguments>` in this process (a closed pipe needs a real one: below)."""
+    return run_module("harness.metrics.identity", *arguments, stdin=stdin)
 
 
 def test_lines_of_three_domains_come_back_labelled_in_order(tmp_path: Path) -> None:
