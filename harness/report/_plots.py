@@ -61,7 +61,7 @@ def _save(figure: Figure, path: Path) -> Path:
     than the figure fit: with one condition the start width is too narrow for them, so the figure is widened.
     """
     for _ in range(_FIT_ROUNDS):
-        figure.canvas.draw()  # lays the figure out
+        figure.draw_without_rendering()  # lays the figure out, draws no pixels
         content = figure.get_tightbbox(figure.canvas.get_renderer())
         width, height = figure.get_size_inches()
         wider = max(0.0, -content.x0) + max(0.0, content.x1 - width)
