@@ -24,7 +24,7 @@ from harness.cli.sweep_plan import UnknownSweeperError, planned_job_configs, tas
 from harness.errors import ConfigError, HarnessError, fail
 from harness.report.sweep import SweepJob
 from harness.run.resume import check_resumption
-from harness.run.run_dir import check_not_inside_run, check_output_dir, check_run_dir_contents, first_missing
+from harness.records.run_dir import check_not_inside_run, check_output_dir, check_run_dir_contents, first_missing
 
 SWEEP_MARKER = "multirun.yaml"
 """What Hydra writes into every sweep directory it starts: a sweep directory without it is not a sweep's."""

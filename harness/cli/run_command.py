@@ -27,8 +27,8 @@ from harness.cli.overrides import preflight  # noqa: E402
 from harness.cli.run_log import setup_logging  # noqa: E402
 from harness.errors import EXIT_INTERRUPTED, HarnessError, RunInterrupted, fail  # noqa: E402
 from harness.run.config_dirs import CONFIG_DIR  # noqa: E402
-from harness.run.experiment import Experiment  # noqa: E402
-from harness.run.run_dir import remove_created  # noqa: E402
+from harness.cli.experiment import Experiment  # noqa: E402
+from harness.records.run_dir import remove_created  # noqa: E402
 from harness.run.scenarios.planted_refusal import describe, run_planted_refusal  # noqa: E402
 
 

@@ -24,7 +24,7 @@ from harness.run.memory import memory_window
 from harness.run.progress import Progress
 from harness.run.run_on_watch import RunOnWatch
 from harness.run.sampling import sampled
-from harness.run.trial_count import TrialCount
+from harness.records.trial_count import TrialCount
 from harness.run.workers import play_side_by_side
 
 
