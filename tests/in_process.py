@@ -162,16 +162,10 @@ def run_module(
 
 
 def _reset_run_command() -> None:
-    """What one `python run.py` leaves in module globals, dropped: the config folders it added, a prepared run or
-    sweep no job took (a refusal after the guard)."""
-    from harness.cli import compose
+    """What one `python run.py` leaves in module globals, dropped: the config folders it added."""
     from harness.run import config_dirs
 
     config_dirs._EXTRA.clear()
-    for prepared in compose._PREPARED.values():
-        prepared.close()
-    compose._PREPARED.clear()
-    compose._SWEEP.clear()
 
 
 def _run_command_main() -> Callable[[], None]:

@@ -1,7 +1,8 @@
 """Audit of the published Reflexion logs: importers into one memory-log model, and the audit over them."""
 
 from harness.audit.alfworld_mention import AlfworldMention, FrozenEnv, alfworld_mention, env_targets, read_env_to_game
-from harness.audit.audit_report import AuditReport, SkippedSource, run_audit, write_audit
+from harness.audit.audit_model import AuditReport, SkippedSource
+from harness.audit.audit_report import run_audit, write_audit
 from harness.audit.env_results import load_env_results_run
 from harness.audit.errors import EnvMappingError, LogsDirError, UnknownTaskError
 from harness.audit.hotpotqa import load_hotpotqa_dicts, load_hotpotqa_log

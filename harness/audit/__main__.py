@@ -20,7 +20,7 @@ from harness.audit.sources import DEFAULT_ROOT, get_source, load_source
 from harness.audit.task_inspection import find_task, inspect_task, render_inspection
 from harness.errors import HarnessError, fail
 from harness.metrics.semantic import add_semantic_options, semantic_cache
-from harness.run.run_dir import check_output_dir
+from harness.records.run_dir import check_output_dir
 
 COMMANDS = ("run", "show")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from harness.audit.alfworld_mention import MAPPED_DOMAINS, env_targets, read_env_to_game
 from harness.audit.audit_markdown import audit_document
-from harness.audit.audit_report import AuditReport
+from harness.audit.audit_model import AuditReport
 from harness.audit.published import PublishedTask
 from harness.audit.sources import discover_sources, load_source
 from harness.audit.task_identity import task_labeller

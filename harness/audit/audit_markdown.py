@@ -3,8 +3,8 @@ environments; rendered to audit.md and to the top of audit.html."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from harness.audit.alfworld_mention import AlfworldMention
+from harness.audit.audit_model import AuditReport
 from harness.audit.identity_markdown import identity_section
 from harness.audit.semantic_markdown import semantic_section
 from harness.audit.source_audit import AuditSpearman, SourceAudit
@@ -29,10 +29,6 @@ from harness.report.document import (
     render_markdown,
 )
 from harness.report.tables import threshold_tables
-
-if TYPE_CHECKING:  # audit_report writes this file, so a runtime import would be circular
-    from harness.audit.alfworld_mention import AlfworldMention
-    from harness.audit.audit_report import AuditReport
 
 NOT_AVAILABLE = "n/a"
 TITLE = "Audit of the published Reflexion logs"

@@ -4,28 +4,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from harness.audit.alfworld_mention import (
     MAPPED_DOMAINS,
     DEFAULT_ENV_TO_GAME,
-    AlfworldMention,
     alfworld_mention,
     env_targets,
     read_env_to_game,
 )
 from harness.audit.audit_markdown import audit_markdown
+from harness.audit.audit_model import AuditReport, SkippedSource
 from harness.audit.errors import LogsDirError
 from harness.audit.paper import paper_checks
-from harness.audit.paper_claims import ClaimCheck, LogsEvidence
+from harness.audit.paper_claims import LogsEvidence
 from harness.audit.published import PublishedTask
-from harness.audit.semantic_audit import SemanticAudit, semantic_audit
-from harness.audit.source_audit import SourceAudit, source_audit
+from harness.audit.semantic_audit import semantic_audit
+from harness.audit.source_audit import source_audit
 from harness.audit.sources import DEFAULT_ROOT, PublishedSource, discover_sources, load_source
-from harness.audit.task_identity import SourceIdentity, source_identity
+from harness.audit.task_identity import source_identity
 from harness.audit.task_rrr import task_rrrs
 from harness.audit.threshold_curves import audit_curves
-from harness.metrics.curves import ThresholdCurves
 from harness.records.identity import ReflectionIdentity
 from harness.records.whole_file import write_whole
 from harness.metrics.semantic import SEMANTIC_THRESHOLD, EmbeddingCache
@@ -35,39 +32,6 @@ PROJECT_ROOT = DEFAULT_ROOT.parents[1]
 DEFAULT_OUT = PROJECT_ROOT / "results" / "audit"
 AUDIT_JSON = "audit.json"
 AUDIT_MD = "audit.md"
-
-
-class SkippedSource(BaseModel):
-    """A source no importer can read as reflections."""
-
-    model_config = ConfigDict(frozen=True)
-
-    source: str = Field(description="Path relative to the logs root.")
-    domain: str
-    format: str = Field(description="What discovery found the files to be.")
-    reason: str = Field(description="Why it cannot be imported.")
-
-
-class AuditReport(BaseModel):
-    """audit.json: one row per readable source, the skipped ones, and object mention in the ALFWorld runs."""
-
-    model_config = ConfigDict(frozen=True)
-
-    logs_dir: str = Field(description="The logs root, relative to the project when inside it.")
-    env_to_game: str = Field(description="The env_N -> game mapping used for object mention.")
-    sources: list[SourceAudit] = Field(description="Readable sources, by domain then name.")
-    skipped: list[SkippedSource] = Field(description="Unreadable sources with their reason, by name.")
-    object_mention: list[AlfworldMention] = Field(description="One entry per readable ALFWorld source.")
-    identity: list[SourceIdentity] = Field(
-        default_factory=list, description="Task identity of every HumanEval and HotpotQA source's reflections."
-    )
-    semantic: SemanticAudit | None = Field(None, description="Semantic RRR beside difflib's; None unless asked for.")
-    paper: list[ClaimCheck] = Field(
-        default_factory=list, description="The paper against its logs: each of its figures, recomputed, with a verdict."
-    )
-    threshold_curves: list[ThresholdCurves] = Field(
-        default_factory=list, description="Per domain, its Table 1 log's frozen share as each threshold moves."
-    )
 
 
 def _shown(path: Path) -> str:

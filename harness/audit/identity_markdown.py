@@ -3,17 +3,13 @@ counts."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from harness.audit.audit_model import AuditReport
 from harness.audit.source_audit import SourceAudit
 from harness.audit.task_identity import SourceIdentity
 from harness.domains.hotpotqa.identity import IDENTITY_NOTE as HOTPOTQA_NOTE
 from harness.domains.humaneval.identity import IDENTITY_NOTE as HUMANEVAL_NOTE
 from harness.metrics.identity import IdentityCounts
 from harness.report.document import Code, Paragraph, Part, Section, Table
-
-if TYPE_CHECKING:  # audit_report writes this file, so a runtime import would be circular
-    from harness.audit.audit_report import AuditReport
 
 HEADER = [
     "domain", "source", "tasks labelled", "reflections: on / off task / vacuous", "frozen", "avg RRR, frozen",

@@ -1,22 +1,22 @@
-"""The composition root: a run's config validated once, its domain built once, its models probed once.
+"""The composition root: a run's config validated once, its domain built once, its models probed once, and handed
+to the job it belongs to.
 
-The Hydra callback (`guard.py`) prepares each run before Hydra creates its directory and leaves the result here,
-keyed by the config it was prepared from; the task function (`run_command.py`) takes it, and the sweep report
-(`sweep_report.py`) takes the sweep's planned jobs. A job that no callback prepared (another sweeper planned it)
-prepares itself, once.
+The Hydra callback (`guard.py`) prepares each run before Hydra creates its directory and hands it to the task
+(`run_command.py`) as that job starts (`PreparedTask.receive`), by the job's number. A domain cannot travel to
+another process, so under a launcher that runs jobs elsewhere (joblib, SLURM, Ray) the callback hands over the
+validated config only, and the job builds its domain and probes its models once, where it runs. A job handed
+nothing (another sweeper planned it) prepares itself, once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from harness.cli.sweep_plan import UnknownSweeperError, planned_jobs
 from harness.domains.base import Domain
 from harness.domains.registry import build_domain
-from harness.report.sweep import SweepJob
 from harness.run.config import RunConfig, validate_config
 from harness.run.preflight import check_models, check_tracking
 
@@ -33,9 +33,12 @@ class PreparedRun:
             self.domain.close()
 
 
-def prepare_run(cfg: DictConfig | dict[str, Any]) -> PreparedRun:
-    """Everything about a run's input that can be checked without writing: the config, its tasks, its models."""
-    config = validate_config(cfg)
+Handed = PreparedRun | RunConfig
+"""What the input guard hands a job: its prepared run, or (for a job in another process) its validated config."""
+
+
+def finish_preparing(config: RunConfig) -> PreparedRun:
+    """What a validated config still needs before the run: its domain built, its models and tracking checked."""
     if config.scenario is not None:
         return PreparedRun(config, None)
     domain = build_domain(config.env)
@@ -48,41 +51,25 @@ def prepare_run(cfg: DictConfig | dict[str, Any]) -> PreparedRun:
     return PreparedRun(config, domain)
 
 
-_PREPARED: dict[str, PreparedRun] = {}
+def prepare_run(cfg: DictConfig | dict[str, Any]) -> PreparedRun:
+    """Everything about a run's input that can be checked without writing: the config, its tasks, its models."""
+    return finish_preparing(validate_config(cfg))
 
 
-def _key(cfg: DictConfig) -> str:
-    # Unresolved: `${now:...}` and `${hydra:...}` read the same text whether the guard or the job asks.
-    return OmegaConf.to_yaml(cfg, resolve=False)
+def take(cfg: DictConfig, handed: Handed | None) -> tuple[PreparedRun, str | None]:
+    """The job's prepared run, and, when the job prepared (part of) it itself, a sentence for its log saying so."""
+    if isinstance(handed, PreparedRun):
+        return handed, None
+    if isinstance(handed, RunConfig):
+        return finish_preparing(handed), (
+            "this job built its domain and probed its models once, in its own process (the launcher runs jobs in "
+            "other processes; its config was validated before the sweep started)"
+        )
+    return prepare_run(cfg), "this job prepared itself once, in its own process (no input guard prepared it)"
 
 
-def hand_over(cfg: DictConfig, prepared: PreparedRun) -> None:
-    """Keep `prepared` for the job whose task config is `cfg`."""
-    previous = _PREPARED.pop(_key(cfg), None)
-    if previous is not None:
-        previous.close()
-    _PREPARED[_key(cfg)] = prepared
+@runtime_checkable
+class PreparedTask(Protocol):
+    """A task function that takes its job's prepared run from the input guard as the job starts."""
 
-
-def take(cfg: DictConfig) -> PreparedRun:
-    """The run prepared for `cfg` by the callback, or prepared now when none was."""
-    prepared = _PREPARED.pop(_key(cfg), None)
-    return prepared if prepared is not None else prepare_run(cfg)
-
-
-_SWEEP: list[list[SweepJob] | str] = []
-
-
-def hand_over_sweep(jobs: list[SweepJob] | str) -> None:
-    """Keep the sweep's planned jobs, each with its validated config, for the sweep report (or why there are none)."""
-    _SWEEP[:] = [jobs]
-
-
-def take_sweep(config: DictConfig) -> list[SweepJob] | str:
-    """The sweep's jobs the input guard planned, or planned now when it did not; a sentence when they cannot be."""
-    if _SWEEP:
-        return _SWEEP.pop()
-    try:
-        return planned_jobs(config)
-    except UnknownSweeperError as error:
-        return str(error)
+    def receive(self, handed: Handed) -> None: ...

@@ -21,47 +21,59 @@ from hydra.core.hydra_config import HydraConfig  # noqa: E402
 from hydra.types import RunMode  # noqa: E402
 from omegaconf import DictConfig  # noqa: E402
 
-from harness.cli.compose import take  # noqa: E402
+from harness.cli.compose import Handed, take  # noqa: E402
 from harness.cli.guard import created_dir  # noqa: E402
 from harness.cli.overrides import preflight  # noqa: E402
 from harness.cli.run_log import setup_logging  # noqa: E402
 from harness.errors import EXIT_INTERRUPTED, HarnessError, RunInterrupted, fail  # noqa: E402
 from harness.run.config_dirs import CONFIG_DIR  # noqa: E402
-from harness.run.experiment import Experiment  # noqa: E402
-from harness.run.run_dir import remove_created  # noqa: E402
+from harness.cli.experiment import Experiment  # noqa: E402
+from harness.records.run_dir import remove_created  # noqa: E402
 from harness.run.scenarios.planted_refusal import describe, run_planted_refusal  # noqa: E402
 
 
-@hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="config")
-def run_task(cfg: DictConfig) -> None:
-    """Hydra's task: one run in the directory Hydra made for it."""
-    run_dir = Path(HydraConfig.get().runtime.output_dir)
-    # A sweep's job directory belongs to the sweep; a single run's, only as far as Hydra just created it.
-    created = run_dir if HydraConfig.get().mode == RunMode.MULTIRUN else created_dir()
-    try:
-        _start_and_run(cfg, run_dir)
-    except BaseException:  # a run that ends before writing anything leaves no directory behind
-        remove_created(run_dir, created)
-        raise
+class RunTask:
+    """Hydra's task: one run in the directory Hydra made for it, from what the input guard handed it as the job
+    started (harness/cli/compose.py)."""
+
+    def __init__(self) -> None:
+        self._handed: Handed | None = None
+
+    def receive(self, handed: Handed) -> None:
+        self._handed = handed
+
+    def __call__(self, cfg: DictConfig) -> None:
+        handed, self._handed = self._handed, None
+        run_dir = Path(HydraConfig.get().runtime.output_dir)
+        # A sweep's job directory belongs to the sweep; a single run's, only as far as Hydra just created it.
+        created = run_dir if HydraConfig.get().mode == RunMode.MULTIRUN else created_dir()
+        try:
+            _start_and_run(cfg, handed, run_dir)
+        except BaseException:  # a run that ends before writing anything leaves no directory behind
+            remove_created(run_dir, created)
+            raise
 
 
-def _start(cfg: DictConfig, run_dir: Path) -> Experiment | None:
-    """The run's experiment, or None when it plays a scenario (played here)."""
+run_task = hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="config")(RunTask())
+
+
+def _start(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> tuple[Experiment | None, str | None]:
+    """The run's experiment, or None when it plays a scenario (played here); and how the job prepared itself."""
     try:
-        prepared = take(cfg)
+        prepared, prepared_here = take(cfg, handed)
         if prepared.domain is None:
             scenario = prepared.config.scenario
-            assert scenario is not None  # only a scenario's run has no domain (compose.prepare_run)
+            assert scenario is not None  # only a scenario's run has no domain (compose.finish_preparing)
             outcome = run_planted_refusal(scenario, prepared.config.reflector, prepared.config.experiment.seed, run_dir)
             print(describe(outcome))
-            return None
-        return Experiment(prepared.config, prepared.domain, run_dir)  # closes the domain if it fails
+            return None, prepared_here
+        return Experiment(prepared.config, prepared.domain, run_dir), prepared_here  # closes the domain if it fails
     except HarnessError as error:
         fail(error)
 
 
-def _start_and_run(cfg: DictConfig, run_dir: Path) -> None:
-    experiment = _start(cfg, run_dir)
+def _start_and_run(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> None:
+    experiment, prepared_here = _start(cfg, handed, run_dir)
     if experiment is None:
         return
     if STARTUP_STOP.received is not None:  # its SystemExit was caught on the way up, by library code
@@ -70,6 +82,8 @@ def _start_and_run(cfg: DictConfig, run_dir: Path) -> None:
     setup_logging(run_dir)
     log = logging.getLogger("harness.run")
     log.info("run directory: %s", run_dir)
+    if prepared_here is not None:
+        log.info(prepared_here)
     try:
         summary = experiment.run()
     except RunInterrupted as stopped:

@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Any
 
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
-from omegaconf.errors import OmegaConfBaseException
 
 from harness.errors import HarnessError
 from harness.report.sweep import SweepJob
-from harness.run.config import validate_config
 
 BASIC_SWEEPER = f"{BasicSweeper.__module__}.{BasicSweeper.__name__}"
 
@@ -30,15 +27,6 @@ def task_config(config: DictConfig) -> DictConfig:
     with read_write(task), open_dict(task):
         del task["hydra"]
     return task
-
-
-def _recorded_config(job_config: DictConfig) -> dict[str, Any] | None:
-    """The config a job's manifest will hold, to recognise the job's run by; None when it does not validate (the
-    input guard refuses such a sweep before it starts)."""
-    try:
-        return validate_config(task_config(job_config)).model_dump(mode="json")
-    except (HarnessError, OmegaConfBaseException):
-        return None
 
 
 def planned_job_configs(config: DictConfig) -> list[tuple[SweepJob, DictConfig]]:
@@ -72,12 +60,4 @@ def planned_job_configs(config: DictConfig) -> list[tuple[SweepJob, DictConfig]]
         )
         jobs.append((job, job_config))
     return jobs
-
-
-def planned_jobs(config: DictConfig) -> list[SweepJob]:
-    """The jobs the basic sweeper launches for `config`, in job-number order, each with its run directory and the
-    config its manifest will record."""
-    jobs = planned_job_configs(config)
-    return [job.model_copy(update={"config": _recorded_config(job_config)}) for job, job_config in jobs]
-
 

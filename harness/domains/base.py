@@ -11,12 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.llm import LLMRequest
 from harness.llm.metering import MeteredLLM
-from harness.metrics.core import MentionCounts
 from harness.records import TrialRecord
 from harness.records.attempt import AttemptDetails
 from harness.records.details import ReflectionDetails
 from harness.records.gate import Turn
-from harness.records.identity import ReflectionIdentity
 from harness.records.step import Step
 
 
@@ -42,6 +40,7 @@ class ReflectionInput(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    domain: str = Field(description="The domain's name, by which a source finds its prompts for the domain.")
     task_id: str
     task_text: str
     scenario: str = Field(description="The text a reflector reads (ALFWorld: the episode log; HumanEval: the feedback).")
@@ -95,7 +94,8 @@ class ReflectionHooks(ABC):
 
 
 class Domain(ABC):
-    """The tasks of one environment; the loop asks it to play and the metrics ask it what to look for."""
+    """The tasks of one environment, as the loop plays them; what the metrics look for in its records is its spec's
+    (`harness.domains.spec.DomainSpec`), read from records alone."""
 
     name: str
     max_steps: int
@@ -134,19 +134,6 @@ class Domain(ABC):
     @abstractmethod
     def finished(self, success: bool, end_reason: str) -> bool:
         """Whether a trial that ended so is the task's last (won, or the protocol stops there, unreflected)."""
-
-    @abstractmethod
-    def target(self, task_id: str) -> str:
-        """What object mention looks for in the task's reflections, as shown in the metrics."""
-
-    @abstractmethod
-    def mentions(self, records: Sequence[TrialRecord]) -> MentionCounts:
-        """Object mention over the reflections of one task's records (one condition)."""
-
-    def identity(self, record: TrialRecord) -> ReflectionIdentity | None:
-        """The task identity of the record's reflection (`harness.records.identity`); None where the domain has no
-        identity rule or the record no reflection."""
-        return None
 
     @abstractmethod
     def data_hashes(self) -> dict[str, str]:

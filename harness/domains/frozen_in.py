@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 
 from harness.errors import GameNotFoundError
 from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD
-from harness.metrics.frozen import frozen_in_run
-from harness.records import TRIALS_FILE, read_manifest
+from harness.metrics.frozen import frozen_in_records
+from harness.records import TRIALS_FILE, read_manifest, read_trials
 
 _Task = TypeVar("_Task")
 
@@ -22,6 +22,22 @@ def _domain_of(run_dir: Path) -> str | None:
         return None
     env = manifest.config.get("env") if manifest else None
     return env.get("name") if isinstance(env, dict) and isinstance(env.get("name"), str) else None
+
+
+def frozen_in_run(
+    run_dir: Path,
+    condition: str = "self_diagnosis",
+    similarity_threshold: float = SIMILARITY_THRESHOLD,
+    frozen_threshold: float = FROZEN_THRESHOLD,
+) -> list[str]:
+    """Tasks whose memory under `condition` froze in the run directory `run_dir` (`frozen_in_records`), sorted;
+    refused in one sentence when it is no run directory or holds no trial of the condition."""
+    if not (Path(run_dir) / TRIALS_FILE).is_file():
+        raise GameNotFoundError(f"env.frozen_in={run_dir} is not a run directory (no {TRIALS_FILE} in it).")
+    records = read_trials(Path(run_dir))
+    if not any(r.condition == condition for r in records):
+        raise GameNotFoundError(f"env.frozen_in={run_dir} holds no trial of condition {condition!r}.")
+    return frozen_in_records(records, condition, similarity_threshold, frozen_threshold)
 
 
 def frozen_tasks(

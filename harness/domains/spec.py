@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from harness.records.registry import Lazy
 
 if TYPE_CHECKING:
-    from harness.domains.base import Domain, ReflectionHooks
+    from harness.domains.base import Domain
     from harness.metrics.core import MentionCounts, MentionSpan
     from harness.records import TrialRecord
     from harness.records.identity import ReflectionIdentity
@@ -40,7 +40,11 @@ DEFAULT_MEMORY_WINDOW = 3
 
 @dataclass(frozen=True, kw_only=True)
 class DomainSpec:
-    """One domain: its config, its protocol's memory window, how to build it, and the rules that read its records."""
+    """One domain: its config, its protocol's memory window, how to build it, and the rules that read its records.
+
+    Said here only: the Domain it builds plays trials and gives the shipped sources its reflection hooks; what object
+    mention looks for and a reflection's task identity are these rules', for the run's metrics and the report alike.
+    """
 
     name: str
     """What `env.name` says and every record's manifest names."""
@@ -64,8 +68,6 @@ class DomainSpec:
     """The identity of one reflection given as a line of `python -m harness.metrics.identity`."""
     details: type[BaseModel] | None = None
     """The model of what a trial keeps in `TrialRecord.attempt_details`, its `kind` the domain's name."""
-    reflection: Lazy[type[ReflectionHooks]] | None = None
-    """The class of the hooks its Domain gives the reflection sources."""
 
     def __post_init__(self) -> None:
         names = _literal_name(self.env_config) if self.env_config is not None else (self.name,)

@@ -1,14 +1,12 @@
-"""Which tasks' memory froze (RRR >= the frozen threshold): of a mapping of memories, or of a condition in an earlier
-run of ours."""
+"""Which tasks' memory froze (RRR >= the frozen threshold): of a mapping of memories, or of a condition in the
+records of an earlier run of ours."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
-from harness.errors import GameNotFoundError
 from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, is_frozen, reflection_repetition_rate
-from harness.records import TRIALS_FILE, read_trials
+from harness.records import TrialRecord
 
 
 def frozen_ids(
@@ -24,21 +22,17 @@ def frozen_ids(
     ]
 
 
-def frozen_in_run(
-    run_dir: Path,
+def frozen_in_records(
+    records: Sequence[TrialRecord],
     condition: str = "self_diagnosis",
     similarity_threshold: float = SIMILARITY_THRESHOLD,
     frozen_threshold: float = FROZEN_THRESHOLD,
 ) -> list[str]:
-    """Tasks whose memory under `condition` froze in an earlier run of this harness, sorted, at the thresholds of
-    the run that selects. With repeats, a task is frozen as its metrics count it: the mean RRR of its chains."""
-    if not (Path(run_dir) / TRIALS_FILE).is_file():
-        raise GameNotFoundError(f"env.frozen_in={run_dir} is not a run directory (no {TRIALS_FILE} in it).")
-    records = [r for r in read_trials(Path(run_dir)) if r.condition == condition]
-    if not records:
-        raise GameNotFoundError(f"env.frozen_in={run_dir} holds no trial of condition {condition!r}.")
+    """Tasks whose memory under `condition` froze in a run's records, sorted, at the thresholds given. With
+    repeats, a task is frozen as its metrics count it: the mean RRR of its chains."""
     chains: dict[str, dict[int, list[str]]] = {}
-    for record in sorted(records, key=lambda r: (r.task_id, r.repeat, r.trial)):
+    mine = (r for r in records if r.condition == condition)
+    for record in sorted(mine, key=lambda r: (r.task_id, r.repeat, r.trial)):
         memory = chains.setdefault(record.task_id, {}).setdefault(record.repeat, [])
         if record.reflection is not None:
             memory.append(record.reflection)

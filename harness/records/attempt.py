@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Mapping
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, PlainValidator, ValidationError
+from pydantic import BaseModel, PlainValidator
 
+from harness.records.by_kind import is_kind_model, kind_of, validator
 from harness.records.registry import Registry
 
 _M = TypeVar("_M", bound=type[BaseModel])
-
-
-def _kind(model: type[BaseModel]) -> Any:
-    field = model.model_fields.get("kind")
-    return None if field is None else field.default
 
 
 def _import_record_models() -> None:
@@ -32,59 +27,20 @@ def _import_record_models() -> None:
         importlib.import_module(f"{package.__name__}.{module.name}")
 
 
-def _is_details(name: str, model: Any) -> str | None:
-    if isinstance(model, type) and issubclass(model, BaseModel) and _kind(model) == name:
-        return None
-    return f"is not a pydantic model whose `kind` defaults to {name!r}"
-
-
 ATTEMPT_DETAILS: Registry[type[BaseModel]] = Registry(
     "domain's attempt details",
     group="reflexion_harness.domains",
     discover=_import_record_models,
-    check=_is_details,
+    check=is_kind_model,
     from_entry_point=lambda spec: getattr(spec, "details", None),
 )
 
 
 def attempt_details(model: _M) -> _M:
     """Class decorator: make `model` the evidence of the domain its `kind` names."""
-    ATTEMPT_DETAILS.register(str(_kind(model)), model)
+    ATTEMPT_DETAILS.register(str(kind_of(model)), model)
     return model
 
 
-def _accepted() -> str:
-    return ", ".join(ATTEMPT_DETAILS.names())
-
-
-def _validate(value: Any) -> BaseModel:
-    if isinstance(value, BaseModel):
-        kind = getattr(value, "kind", None)
-        if isinstance(kind, str) and kind in ATTEMPT_DETAILS and isinstance(value, ATTEMPT_DETAILS.get(kind)):
-            return value
-        raise ValueError(f"a {type(value).__name__} is no domain's attempt details; accepted kinds: {_accepted()}")
-    if not isinstance(value, Mapping):
-        raise ValueError(f"attempt details are a mapping with a `kind`, not {type(value).__name__}")
-    kind = value.get("kind")
-    if kind is None:
-        return _without_kind(value)
-    if not isinstance(kind, str) or kind not in ATTEMPT_DETAILS:
-        raise ValueError(f"kind {kind!r} is no domain's attempt details; accepted: {_accepted()}")
-    return ATTEMPT_DETAILS.get(kind).model_validate(value)
-
-
-def _without_kind(value: Mapping[str, Any]) -> BaseModel:
-    # Each model defaults its `kind`, so details written without one are whichever model takes them, as a union read.
-    errors: list[ValidationError] = []
-    for name in ATTEMPT_DETAILS.ordered():
-        try:
-            return ATTEMPT_DETAILS.get(name).model_validate(value)
-        except ValidationError as error:
-            errors.append(error)
-    if errors:
-        raise errors[0]
-    raise ValueError("no domain keeps attempt details")
-
-
-AttemptDetails = Annotated[Any, PlainValidator(_validate)]
+AttemptDetails = Annotated[Any, PlainValidator(validator(ATTEMPT_DETAILS, "domain", "attempt details"))]
 """A domain's evidence of one attempt: validated as the model its `kind` names, written out as that model."""

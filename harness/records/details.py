@@ -1,16 +1,34 @@
-"""Source-specific evidence a reflection leaves in its trial record (template parts, parser signals, gate outcome)."""
+"""Source-specific evidence a reflection leaves in its trial record (template parts, parser signals, gate outcome),
+chosen by its `kind`: the shipped models are marked `@reflection_details` here, and a source from an installed
+package brings its own through a `reflexion_harness.reflection_details` entry point (named by its kind), so no list
+names them."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator
 
 from harness.records.alfworld import FailureSignals
+from harness.records.by_kind import is_kind_model, kind_of, validator
 from harness.records.gate import Dropped, Proposal
 from harness.records.humaneval import CodeSignals
+from harness.records.registry import Registry
+
+_M = TypeVar("_M", bound=type[BaseModel])
+
+REFLECTION_DETAILS: Registry[type[BaseModel]] = Registry(
+    "reflection details", group="reflexion_harness.reflection_details", check=is_kind_model
+)
 
 
+def reflection_details(model: _M) -> _M:
+    """Class decorator: make `model` the details of the source (or source variant) its `kind` names."""
+    REFLECTION_DETAILS.register(str(kind_of(model)), model)
+    return model
+
+
+@reflection_details
 class TemplateParts(BaseModel):
     """A grounded_template answer, parsed into its three parts."""
 
@@ -27,6 +45,7 @@ class TemplateParts(BaseModel):
     policy: Literal["skip", "keep_raw"] = Field(description="What was done with a malformed answer.")
 
 
+@reflection_details
 class ExtractedSignals(BaseModel):
     """The failure signals the trajectory parser found and the reflector was shown."""
 
@@ -37,6 +56,7 @@ class ExtractedSignals(BaseModel):
     rendered: str = Field(description="The lines injected into the reflection prompt.")
 
 
+@reflection_details
 class ExtractedCodeSignals(BaseModel):
     """HumanEval: the failed asserts and exceptions of the internal-test run, as the reflector was shown them."""
 
@@ -47,6 +67,7 @@ class ExtractedCodeSignals(BaseModel):
     rendered: str = Field(description="The lines injected into the reflection prompt.")
 
 
+@reflection_details
 class ListedSignals(BaseModel):
     """Any domain's failure signals as plain lines, for a domain without a signal model of its own."""
 
@@ -57,6 +78,7 @@ class ListedSignals(BaseModel):
     rendered: str = Field(description="The lines injected into the reflection prompt.")
 
 
+@reflection_details
 class GateOutcome(BaseModel):
     """What the memory gate did with a gated reflection's proposals."""
 
@@ -71,5 +93,7 @@ class GateOutcome(BaseModel):
 
 
 ReflectionDetails = Annotated[
-    Union[TemplateParts, ExtractedSignals, ExtractedCodeSignals, ListedSignals, GateOutcome], Field(discriminator="kind")
+    Any, PlainValidator(validator(REFLECTION_DETAILS, "reflection source", "reflection details"))
 ]
+"""What a reflection source kept beside its reflection: validated as the model its `kind` names, written out as that
+model."""

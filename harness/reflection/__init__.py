@@ -11,6 +11,7 @@ from __future__ import annotations
 from harness.domains.base import ReflectionHooks, ReflectionInput
 from harness.reflection._base import SOURCES, GateAnswer, Reflection, ReflectionSource, register_source
 from harness.records.details import ExtractedSignals, ReflectionDetails, TemplateParts
+from harness.reflection.source_prompts import register_source_prompts, source_prompts
 
 
 def available_sources() -> list[str]:
@@ -35,4 +36,6 @@ __all__ = [
     "available_sources",
     "get_source",
     "register_source",
+    "register_source_prompts",
+    "source_prompts",
 ]

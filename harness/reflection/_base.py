@@ -14,6 +14,7 @@ from harness.llm.metering import MeteredLLM
 from harness.records.details import ReflectionDetails
 from harness.records.gate import Turn
 from harness.records.registry import Registry
+from harness.reflection.source_prompts import source_prompts
 
 
 class GateAnswer(BaseModel):
@@ -60,6 +61,10 @@ class ReflectionSource(ABC):
     @abstractmethod
     def reflect(self, trial: ReflectionInput, domain: ReflectionHooks, llm: MeteredLLM) -> Reflection:
         """The reflection for a failed trial (its text may be None), asking `domain` for what is domain-specific."""
+
+    def prompts(self, trial: ReflectionInput) -> Any:
+        """This source's own prompts for the trial's domain, registered by (source, domain) (`source_prompts.py`)."""
+        return source_prompts(self.name, trial.domain)
 
 
 def _import_shipped_sources() -> None:

@@ -17,7 +17,7 @@ from harness.records import MANIFEST_FILE, TRIALS_FILE
 from harness.report._report import REPORT_FORMATS, ReportFormat, write_formats
 from harness.report._runs import ReportInputError
 from harness.report.index import write_index_page
-from harness.run.run_dir import check_output_dir
+from harness.records.run_dir import check_output_dir
 
 
 def _parser() -> argparse.ArgumentParser:

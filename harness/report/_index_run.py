@@ -29,7 +29,7 @@ from harness.records import (
 )
 from harness.report._runs import run_domain
 from harness.report.html import IndexRow
-from harness.run.trial_count import TrialCount
+from harness.records.trial_count import TrialCount
 
 FINISHED = "finished"
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
 from pydantic import BaseModel, Field
 
 from harness.domains.registry import identity_note, mention_note
-from harness.run.config import RunConfig
 from harness.metrics.cost import ConditionPrices, UsageTotals, condition_usage
 from harness.metrics.run import RunMetrics
 from harness.metrics.run_on import RunOnCounts
@@ -17,6 +19,24 @@ from harness.report.document import BulletList, Document, Section, render_markdo
 from harness.report.tables import conditions_table, rrr_grid
 
 SUMMARY_FILE = "summary.md"
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class NamedConfig(Protocol):
+    """What summary.md reads of a run's config (the run's validated config has it): the names of its parts."""
+
+    @property
+    def conditions(self) -> Sequence[_Named]: ...
+    @property
+    def actor(self) -> _Named: ...
+    @property
+    def reflector(self) -> _Named: ...
+    @property
+    def env(self) -> _Named: ...
 
 
 class ConditionSummary(BaseModel):
@@ -94,7 +114,7 @@ def reflection_ends(counts: RunOnCounts | None) -> str:
 
 
 def summary_document(
-    summary: RunSummary, metrics: RunMetrics, config: RunConfig, prices: dict[str, ConditionPrices]
+    summary: RunSummary, metrics: RunMetrics, config: NamedConfig, prices: dict[str, ConditionPrices]
 ) -> Document:
     names = ", ".join(c.name for c in config.conditions)
     ends = {c.condition: c.run_on for c in metrics.conditions}
@@ -134,7 +154,7 @@ def summary_document(
 
 
 def summary_markdown(
-    summary: RunSummary, metrics: RunMetrics, config: RunConfig, prices: dict[str, ConditionPrices]
+    summary: RunSummary, metrics: RunMetrics, config: NamedConfig, prices: dict[str, ConditionPrices]
 ) -> str:
     """summary.md; `prices` are the ones `summarize` costed the conditions at."""
     return render_markdown(summary_document(summary, metrics, config, prices))

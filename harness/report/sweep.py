@@ -16,7 +16,7 @@ from harness.report import REPORT_FILE, write_report
 from harness.report._document import directory_link, report_title
 from harness.report.document import Block, Document, Paragraph, Section, Strong, Table, render_markdown
 from harness.report.html import document_page, write_page
-from harness.run.config_diff import shaping_changes
+from harness.records.config_diff import shaping_changes
 
 FINISHED = "finished"
 

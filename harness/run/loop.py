@@ -12,6 +12,7 @@ from functools import partial
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.domains.base import Domain
+from harness.domains.registry import identity_rule
 from harness.errors import RunInterrupted
 from harness.reflection.gated_memory import GatedMemory
 from harness.llm import CachedLLM, CallContext, LLMRequest, LLMResponse, Usage
@@ -24,7 +25,7 @@ from harness.run.memory import memory_window
 from harness.run.progress import Progress
 from harness.run.run_on_watch import RunOnWatch
 from harness.run.sampling import sampled
-from harness.run.trial_count import TrialCount
+from harness.records.trial_count import TrialCount
 from harness.run.workers import play_side_by_side
 
 
@@ -195,6 +196,7 @@ def play_trial(
     if reflects and not domain.finished(attempt.success, attempt.end_reason):
         reflection = source.reflect(
             ReflectionInput(
+                domain=domain.name,
                 task_id=task_id,
                 task_text=attempt.task_text,
                 scenario=attempt.scenario,
@@ -242,7 +244,8 @@ def play_trial(
             llm_s=sum(m.wait_s for m in meters),
         ),
     )
-    return record.model_copy(update={"reflection_identity": domain.identity(record)})
+    identity = identity_rule(domain.name)
+    return record.model_copy(update={"reflection_identity": identity(record) if identity is not None else None})
 
 
 PendingTrial = tuple[ConditionRun, str, int, TaskHistory]

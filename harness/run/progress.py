@@ -20,7 +20,7 @@ from harness.metrics.cost import ConditionPrices, UsageTotals, record_totals, us
 from harness.run.config import PROGRESS_INTERVAL_S
 from harness.run.heartbeat import Heartbeat
 from harness.run.progress_line import ProgressSnapshot, progress_line
-from harness.run.trial_count import TrialCount
+from harness.records.trial_count import TrialCount
 from harness.records import TrialRecord
 
 log = logging.getLogger("harness.run.progress")

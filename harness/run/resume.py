@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from harness.errors import RecordCorruptError, RecordsWithoutManifestError, ResumeMismatchError
 from harness.records import MANIFEST_FILE, TRIALS_FILE, Manifest, read_manifest, read_trials
-from harness.run.config_diff import describe_changes, recordable, shaping_changes
+from harness.records.config_diff import describe_changes, recordable, shaping_changes
 
 log = logging.getLogger(__name__)
 

@@ -10,16 +10,12 @@ from envs.alfworld_memos import keep_translations_in
 from envs.alfworld_pool import EngineWorkers, RemoteEpisode
 from harness.domains.alfworld.config import AlfworldEnvConfig
 from harness.domains.alfworld.selection import choose_games
-from harness.domains.alfworld.target import task_mentions
 from harness.domains.alfworld.actor import play_episode
 from harness.domains.base import Attempt, Domain
 from harness.domains.alfworld.reflection import AlfworldReflection
 from harness.domains.hashing import prompts_hash, sha256_files
 from harness.llm.metering import MeteredLLM
-from harness.metrics.core import MentionCounts
-from harness.domains.alfworld.identity import record_identity
 from harness.records import TrialRecord
-from harness.records.identity import ReflectionIdentity
 
 
 class AlfworldDomain(Domain):
@@ -99,15 +95,6 @@ class AlfworldDomain(Domain):
 
     def finished(self, success: bool, end_reason: str) -> bool:
         return success
-
-    def target(self, task_id: str) -> str:
-        return self.games[task_id].target_object
-
-    def mentions(self, records: Sequence[TrialRecord]) -> MentionCounts:
-        return task_mentions(records)
-
-    def identity(self, record: TrialRecord) -> ReflectionIdentity | None:
-        return record_identity(record)
 
     def data_hashes(self) -> dict[str, str]:
         return {

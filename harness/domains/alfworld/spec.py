@@ -18,5 +18,4 @@ SPEC = DomainSpec(
     identity=Lazy("harness.domains.alfworld.identity:record_identity"),
     identity_note=Lazy("harness.domains.alfworld.identity:IDENTITY_NOTE"),
     line_identity=Lazy("harness.domains.alfworld.identity:line_identity"),
-    reflection=Lazy("harness.domains.alfworld.reflection:AlfworldReflection"),
 )

@@ -14,15 +14,11 @@ from harness.domains.base import Attempt, Domain
 from harness.domains.hashing import prompts_hash
 from harness.domains.hotpotqa.agent import play_cot_trial
 from harness.domains.hotpotqa.config import HotpotQAEnvConfig
-from harness.domains.hotpotqa.mention import task_mentions, task_target
 from harness.records.hotpotqa import QuestionAttempt
 from harness.domains.hotpotqa.questions import Question, data_bytes, select_questions
 from harness.domains.hotpotqa.reflection import HotpotQAReflection
 from harness.llm.metering import MeteredLLM
-from harness.metrics.core import MentionCounts
-from harness.domains.hotpotqa.identity import record_identity
 from harness.records import TrialRecord
-from harness.records.identity import ReflectionIdentity
 
 
 def earlier_answers(earlier: Sequence[TrialRecord]) -> list[str]:
@@ -70,15 +66,6 @@ class HotpotQADomain(Domain):
 
     def finished(self, success: bool, end_reason: str) -> bool:
         return success
-
-    def target(self, task_id: str) -> str:
-        return task_target(task_id)
-
-    def mentions(self, records: Sequence[TrialRecord]) -> MentionCounts:
-        return task_mentions(records)
-
-    def identity(self, record: TrialRecord) -> ReflectionIdentity | None:
-        return record_identity(record)
 
     def data_hashes(self) -> dict[str, str]:
         return {"questions": hashlib.sha256(data_bytes()).hexdigest(), "prompts": prompts_hash("hotpotqa")}

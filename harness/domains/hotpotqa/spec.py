@@ -21,5 +21,4 @@ SPEC = DomainSpec(
     identity_note=Lazy("harness.domains.hotpotqa.identity:IDENTITY_NOTE"),
     line_identity=Lazy("harness.domains.hotpotqa.identity:line_identity"),
     details=QuestionAttempt,
-    reflection=Lazy("harness.domains.hotpotqa.reflection:HotpotQAReflection"),
 )

@@ -31,15 +31,11 @@ from harness.domains.humaneval.feedback import (
     internal_signals,
     run_internal_tests,
 )
-from harness.domains.humaneval.mention import task_mentions, task_target
 from harness.domains.base import Attempt, Domain
 from harness.domains.humaneval.reflection import HumanEvalReflection
 from harness.domains.hashing import prompts_hash
 from harness.llm.metering import MeteredLLM
-from harness.metrics.core import MentionCounts
-from harness.domains.humaneval.identity import record_identity
 from harness.records import TrialRecord
-from harness.records.identity import ReflectionIdentity
 from envs.sandbox import CheckScript, SandboxLimits, run_tests
 from harness.records.step import Step
 
@@ -135,15 +131,6 @@ class HumanEvalDomain(Domain):
 
     def finished(self, success: bool, end_reason: str) -> bool:
         return success or end_reason == INTERNAL_PASSED
-
-    def target(self, task_id: str) -> str:
-        return task_target(task_id)
-
-    def mentions(self, records: Sequence[TrialRecord]) -> MentionCounts:
-        return task_mentions(records)
-
-    def identity(self, record: TrialRecord) -> ReflectionIdentity | None:
-        return record_identity(record)
 
     def data_hashes(self) -> dict[str, str]:
         return {"problems": hashlib.sha256(data_bytes()).hexdigest(), "prompts": prompts_hash("humaneval")}

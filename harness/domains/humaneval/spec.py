@@ -20,5 +20,4 @@ SPEC = DomainSpec(
     identity_note=Lazy("harness.domains.humaneval.identity:IDENTITY_NOTE"),
     line_identity=Lazy("harness.domains.humaneval.identity:line_identity"),
     details=CodeAttempt,
-    reflection=Lazy("harness.domains.humaneval.reflection:HumanEvalReflection"),
 )

@@ -6,29 +6,27 @@ from __future__ import annotations
 
 import json
 
+from collections.abc import Callable
+from typing import Any
+
 from harness.records import TrialRecord
-from harness.records.details import (
-    ExtractedCodeSignals,
-    ExtractedSignals,
-    GateOutcome,
-    ListedSignals,
-    ReflectionDetails,
-    TemplateParts,
-)
+from harness.records.details import GateOutcome, TemplateParts
 from harness.records.humaneval import CodeAttempt
+from harness.records.registry import Registry
 from harness.report.html._model import DetailBlock, DetailItem
 
 SIGNALS_TITLE = "failure signals injected into the reflection prompt"
 
 
-def _signals(rendered: str) -> DetailBlock:
-    lines = [line for line in rendered.splitlines() if line.strip()]
+def signal_blocks(details: Any) -> list[DetailBlock]:
+    """Any source's failure signals, from the lines the reflector was shown (`details.rendered`)."""
+    lines = [line for line in details.rendered.splitlines() if line.strip()]
     # A line ending in ':' introduces the signals below it; the others are signals.
     items = [DetailItem(text=line, tone="plain" if line.endswith(":") else "bad") for line in lines]
-    return DetailBlock(title=SIGNALS_TITLE, items=items or [DetailItem(text="none found")])
+    return [DetailBlock(title=SIGNALS_TITLE, items=items or [DetailItem(text="none found")])]
 
 
-def _template(parts: TemplateParts) -> DetailBlock:
+def template_blocks(parts: TemplateParts) -> list[DetailBlock]:
     step = parts.failed_step
     if parts.matched_step is not None:
         step = f"{step}  (step {parts.matched_step} of the trajectory)"
@@ -45,13 +43,13 @@ def _template(parts: TemplateParts) -> DetailBlock:
             DetailItem(label="raw answer", text=parts.raw, tone="code"),
         ]
     if parts.malformed:
-        return DetailBlock(title="template: refused (malformed)", items=items)
+        return [DetailBlock(title="template: refused (malformed)", items=items)]
     # Well-formed, the fields are the reflection itself: folded, with the step it quotes in the title.
     quoted = f", FAILED STEP quotes step {parts.matched_step}" if parts.matched_step is not None else ""
-    return DetailBlock(title=f"template fields: well-formed{quoted}", items=items, folded=True)
+    return [DetailBlock(title=f"template fields: well-formed{quoted}", items=items, folded=True)]
 
 
-def _gate(outcome: GateOutcome) -> DetailBlock:
+def gate_blocks(outcome: GateOutcome) -> list[DetailBlock]:
     approved = set(outcome.approved)
     items = []
     for proposal in outcome.proposed:
@@ -66,18 +64,28 @@ def _gate(outcome: GateOutcome) -> DetailBlock:
     if not items:
         items.append(DetailItem(text="the answer held no item"))
     counts = f"{len(outcome.proposed)} proposed, {len(approved)} approved, {len(outcome.dropped)} dropped"
-    return DetailBlock(title=f"gate ({outcome.policy} policy): {counts}", items=items)
+    return [DetailBlock(title=f"gate ({outcome.policy} policy): {counts}", items=items)]
 
 
-def reflection_blocks(details: ReflectionDetails | None) -> list[DetailBlock]:
-    """The blocks of one reflection's details; none for plain text."""
-    if isinstance(details, (ExtractedSignals, ExtractedCodeSignals, ListedSignals)):
-        return [_signals(details.rendered)]
-    if isinstance(details, TemplateParts):
-        return [_template(details)]
-    if isinstance(details, GateOutcome):
-        return [_gate(details)]
-    return []
+DETAIL_BLOCKS: Registry[Callable[[Any], list[DetailBlock]]] = Registry(
+    "renderer of reflection details",
+    group="reflexion_harness.detail_renderers",
+    entries={
+        "programmatic": "harness.report.html._details:signal_blocks",
+        "programmatic_code": "harness.report.html._details:signal_blocks",
+        "listed_signals": "harness.report.html._details:signal_blocks",
+        "grounded_template": "harness.report.html._details:template_blocks",
+        "gated": "harness.report.html._details:gate_blocks",
+    },
+)
+"""A reflection's details (by their `kind`) -> the page's blocks; a source from an installed package adds the
+renderer of its own kind through an entry point of that name."""
+
+
+def reflection_blocks(details: Any) -> list[DetailBlock]:
+    """The blocks of one reflection's details; none for plain text, or a kind no renderer shows."""
+    kind = getattr(details, "kind", None)
+    return DETAIL_BLOCKS.get(kind)(details) if isinstance(kind, str) and kind in DETAIL_BLOCKS else []
 
 
 def attempt_block(attempt: CodeAttempt) -> DetailBlock:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from harness.audit.audit_report import AuditReport, write_audit
+from harness.audit.audit_model import AuditReport
+from harness.audit.audit_report import write_audit
 from harness.audit.paper import ALFWORLD_RUN
 from harness.audit.sources import DEFAULT_ROOT, discover_sources, load_source
 from harness.audit.task_rrr import task_rrrs

@@ -1,5 +1,6 @@
-"""A plugin from outside the harness, installed for real: its entry points alone add a reflection source, a
-backend, a domain and an audit loader, and `python run.py` plays a run with the source and the backend.
+"""A plugin from outside the harness, installed for real: its entry points alone add reflection sources (one with its
+own prompts per domain and its own evidence kind and renderer), a backend, a domain and an audit loader, and
+`python run.py` plays runs with the sources and the backend.
 
 tests/plugins/reflexion_plugin_example is installed with pip (no network: --no-index, --no-deps, the installed
 setuptools) into a temporary target put on PYTHONPATH, so its entry points are real distribution metadata.
@@ -90,6 +91,41 @@ def test_run_py_plays_a_condition_of_the_plugins_source_on_the_plugins_backend(s
     manifest = read_manifest(run)
     assert manifest is not None
     assert [c["source"] for c in manifest.config["conditions"]] == ["no_memory", "echo"]
+
+
+def test_the_plugins_critic_asks_its_own_prompt_per_domain_and_its_evidence_is_kept_and_shown(
+    site: Path, tmp_path: Path
+) -> None:
+    run = tmp_path / "run"
+    result = run_process(
+        "env=hotpotqa", f"env.questions=[{QUESTION}]", "experiment.trials=2", "strategy=no_memory",
+        "+strategy.critic.source=critic", "model=openai-compatible", "model.backend=echo", "llm.cache.mode=off",
+        f"hydra.run.dir={run}", env={"PYTHONPATH": str(site)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    # Read as written: this process has no plugin, so it knows no `critic` kind.
+    lines = [json.loads(line) for line in (run / "trials.jsonl").read_text().splitlines()]
+    critic = {line["trial"]: line for line in lines if line["condition"] == "critic"}
+    notes = critic[0]["reflection_details"]
+    assert notes["kind"] == "critic" and notes["asked"].startswith("Critic on a question (HotpotQA):")
+    assert critic[0]["reflection"] == f"Critic lesson: {notes['answered']}"
+    assert critic[1]["memory"] == [critic[0]["reflection"]]
+    page = (run / "report.html").read_text()
+    assert "the critic&#x27;s notes" in page or "the critic's notes" in page
+    # The same source on the plugin's own domain asks that domain's prompt.
+    code = """
+from harness.reflection import source_prompts
+print(source_prompts("critic", "sums").opening)
+try:
+    source_prompts("critic", "alfworld")
+except ValueError as error:
+    print(error)
+"""
+    asked = python(site, code)
+    assert asked.returncode == 0, asked.stderr
+    assert asked.stdout.splitlines() == [
+        "Critic on a sum:", "no prompts are registered for critic on alfworld; registered: critic/hotpotqa, critic/sums"
+    ]
 
 
 def test_a_misspelled_plugin_backend_is_refused_with_every_accepted_name(site: Path, tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ from typing import Literal, get_args
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from harness.domains.base import ReflectionHooks
 from harness.domains.registry import DOMAINS, domain_spec, domain_specs, mention_rules
 from harness.domains.spec import DomainSpec
 from harness.records.attempt import ATTEMPT_DETAILS
@@ -29,7 +28,6 @@ def test_a_shipped_spec_lives_in_its_package_and_every_rule_it_names_loads(name:
     assert all(rule is not None and callable(rule.load()) for rule in rules)
     notes = (spec.mention_note, spec.identity_note)
     assert all(note is not None and note.load().endswith(".") for note in notes)
-    assert spec.reflection is not None and issubclass(spec.reflection.load(), ReflectionHooks)
     assert mention_rules(name) == (spec.target.load(), spec.mentions.load())  # type: ignore[union-attr]
 
 

@@ -16,7 +16,6 @@ from harness.gate import GateStore
 from harness.reflection.gated_memory import GatedMemory
 from harness.llm import CachedLLM, CacheStore, LLMRequest, LLMResponse, Usage
 from harness.llm.metering import MeteredLLM
-from harness.metrics.core import MentionCounts, object_mention
 from harness.records import TrialLog, TrialRecord
 from harness.records.details import GateOutcome, ListedSignals, TemplateParts
 from harness.records.gate import Turn
@@ -89,13 +88,6 @@ class SumDomain(Domain):
 
     def finished(self, success: bool, end_reason: str) -> bool:
         return success
-
-    def target(self, task_id: str) -> str:
-        return str(sum(SUMS[task_id]))
-
-    def mentions(self, records: Sequence[TrialRecord]) -> MentionCounts:
-        reflections = [r.reflection for r in records if r.reflection is not None]
-        return object_mention(reflections, self.target(records[0].task_id))
 
     def data_hashes(self) -> dict[str, str]:
         return {}

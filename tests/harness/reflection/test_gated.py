@@ -30,6 +30,7 @@ OWN_ACTION = {
 
 def alfworld_trial() -> ReflectionInput:
     return ReflectionInput(
+        domain="alfworld",
         task_id="pick_and_place_simple-SoapBottle-None-Toilet-424/trial_T20190907_004404_604165",
         task_text="put some soapbottle on toilet.",
         scenario=SCENARIO,
@@ -60,6 +61,7 @@ def test_alfworld_prompt_numbers_every_turn_and_ends_inside_the_answer_list(tmp_
 def test_humaneval_asks_in_chat_with_the_task_code_and_test_output_as_turns(tmp_path: Path) -> None:
     feedback = "Tested passed:\n\nTests failed:\nassert add(2, 2) == 4 # output: 0"
     trial = ReflectionInput(
+        domain="humaneval",
         task_id="HumanEval/53",
         task_text="def add(x, y):\n    '''Add two numbers.'''\n",
         scenario=feedback,

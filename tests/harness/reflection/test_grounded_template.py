@@ -31,6 +31,7 @@ def quoted_step(failed_step: str, steps: list) -> int | None:
 
 def trial(memory: list[str] | None = None) -> ReflectionInput:
     return ReflectionInput(
+        domain="alfworld",
         task_id="pick_and_place_simple-SoapBottle-None-Toilet-424/trial_T20190907_004404_604165",
         task_text="put some soapbottle on toilet.",
         scenario=SCENARIO,

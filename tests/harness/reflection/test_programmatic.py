@@ -20,6 +20,7 @@ RENDERED = (
 
 def trial(end_reason: str = "max_steps") -> ReflectionInput:
     return ReflectionInput(
+        domain="alfworld",
         task_id="pick_and_place_simple-SoapBottle-None-Toilet-424/trial_T20190907_004404_604165",
         task_text="put some soapbottle on toilet.",
         scenario=SCENARIO,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from harness.audit.audit_report import AuditReport, SkippedSource
+from harness.audit.audit_model import AuditReport, SkippedSource
 from harness.audit.source_audit import SourceAudit
 from harness.records import Manifest, TrialLog, write_manifest
 from harness.report import write_report

@@ -12,7 +12,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
 from harness.records import Manifest, TrialLog, write_manifest
-from harness.cli.sweep_plan import UnknownSweeperError, planned_jobs
+from harness.cli.sweep_plan import UnknownSweeperError, planned_job_configs
 from harness.report.sweep import NO_JOB_OF_THIS_SWEEP, SweepJob, write_sweep_report
 from tests.harness.factories import make_record
 from tests.runner import ROOT
@@ -25,6 +25,10 @@ def hydra_context() -> Iterator[None]:
     """Hydra set up on the project's configs, as in the launching process of `python run.py -m`."""
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
         yield
+
+
+def planned_jobs(config: DictConfig) -> list[SweepJob]:
+    return [job for job, _ in planned_job_configs(config)]
 
 
 def sweep_config(sweep_dir: Path, task: list[str], *hydra_overrides: str) -> DictConfig:

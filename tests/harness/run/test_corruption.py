@@ -19,7 +19,7 @@ from harness.records import (
     write_manifest,
 )
 from harness.records.canonical import sha256_hex
-from harness.run.run_dir import BEFORE_MANIFEST
+from harness.records.run_dir import BEFORE_MANIFEST
 from tests.in_process import run_module
 from tests.runner import REPLAY_CACHE, ROOT, one_error_line, run_cli
 from tests.small_run import GAME, SMALL_RUN, snapshot

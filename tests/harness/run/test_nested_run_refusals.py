@@ -11,7 +11,7 @@ import pytest
 from harness.errors import ConfigError
 from harness.records import MANIFEST_FILE, TRIALS_FILE
 from harness.run.lock import RunLock
-from harness.run.run_dir import check_not_inside_run
+from harness.records.run_dir import check_not_inside_run
 from tests.harness.cli.test_bad_input import assert_one_sentence, files_under
 from tests.runner import run_cli
 from tests.small_run import SMALL_RUN

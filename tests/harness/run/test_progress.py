@@ -12,11 +12,11 @@ import pytest
 from harness.llm import Price, Usage
 from harness.metrics.cost import ConditionPrices, RolePrice, UsageTotals
 from harness.records import TrialRecord
-from harness.run.config_diff import shaping_changes
+from harness.records.config_diff import shaping_changes
 from harness.run.heartbeat import Heartbeat
 from harness.run.progress import Progress
 from harness.run.progress_line import ProgressSnapshot, eta_s, progress_line
-from harness.run.trial_count import TrialCount
+from harness.records.trial_count import TrialCount
 from tests.harness.factories import make_record
 
 CHAINS = [("self_diagnosis", "a/b", 0), ("self_diagnosis", "c/d", 0)]

@@ -16,7 +16,7 @@ from harness.records import TRIALS_FILE, Manifest, TrialLog, write_manifest
 from harness.run import resume
 from harness.run.config_dirs import CONFIG_DIR
 from harness.run.config import RunConfig, validate_config
-from harness.run.experiment import Experiment
+from harness.cli.experiment import Experiment
 from harness.run.lock import RunLock
 from harness.run.resume import ADOPT_OVERRIDE, adopt_unmanifested, check_resumable, resume_config
 from tests.harness.factories import make_record

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.run.config_diff import shaping_changes
+from harness.records.config_diff import shaping_changes
 
 
 def config(**model_fields: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ConfigError
-from harness.run.run_dir import check_output_dir, first_missing, remove_created
+from harness.records.run_dir import check_output_dir, first_missing, remove_created
 from tests.in_process import run_in_process, run_module
 from tests.runner import REPLAY_CACHE, ROOT, run_cli
 from tests.harness.cli.test_bad_input import assert_one_sentence, files_under

@@ -12,7 +12,7 @@ from harness.errors import ConfigError
 from harness.cli.overrides import normalize_override
 from harness.run.config_dirs import CONFIG_DIR
 from harness.run.config import RunConfig, validate_config
-from harness.run.config_diff import shaping_changes
+from harness.records.config_diff import shaping_changes
 from harness.cli.config_keys import check_setting
 from harness.run.preflight import check_tracking
 from harness.run.tracking_settings import DEFAULT_TRACKING_URI, TrackingSettings, store_path

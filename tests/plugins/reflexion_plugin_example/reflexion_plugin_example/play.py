@@ -79,12 +79,6 @@ class SumsDomain(Domain):
     def finished(self, success: bool, end_reason: str) -> bool:
         return success
 
-    def target(self, task_id: str) -> str:
-        return target(task_id)
-
-    def mentions(self, records: Sequence[TrialRecord]) -> MentionCounts:
-        return mentions(records)
-
     def data_hashes(self) -> dict[str, str]:
         return {}
 

@@ -36,5 +36,4 @@ SPEC = DomainSpec(
     mentions=Lazy("reflexion_plugin_example.play:mentions"),
     mention_note=Lazy.of("Sums: the object is the right total, named as digits."),
     details=SumAttempt,
-    reflection=Lazy("reflexion_plugin_example.play:SumReflection"),
 )

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from harness.run.config import SamplingSettings
-
 # Settings that may change between a run and its resumption without changing any finished trial. More trials or
 # repeats only add trials (fewer leave records outside the plan, kept and named, never counted). Tracking only copies
 # a finished run elsewhere.
@@ -31,12 +29,13 @@ MODEL_KEYS_NOT_SHAPING = (
     "n_threads",
 )
 LATER_DEFAULTS: Final[dict[str, Any]] = {
-    "sampling": SamplingSettings().model_dump(mode="json"),
+    "sampling": {role: {"temperature": None, "top_p": None} for role in ("actor", "reflector")},
     "experiment.held_out": False,
     "env.frozen_similarity_threshold": 0.85,
     "env.frozen_rrr_threshold": 0.5,
 }
-"""Settings added after runs were recorded (dotted keys), at the values those runs were played with."""
+"""Settings added after runs were recorded (dotted keys), at the values those runs were played with: written out,
+as a later default must not change how an earlier run is read."""
 SHOWN_WITH_VALUES = 3
 """A refusal shows this many changed settings with their values, then names the rest."""
 _LONGEST_VALUE = 60

@@ -10,6 +10,7 @@ from pathlib import Path
 from harness.run.config import Condition, RunConfig
 from harness.run.held_out import compare_with_selection, frozen_in, selection_run, warn_greedy_roles
 from harness.domains.base import Domain
+from harness.domains.registry import identity_rule, mention_rules
 from harness.reflection.gated_memory import GatedMemory
 from harness.llm import CacheStore
 from harness.llm.naming import model_name
@@ -162,9 +163,10 @@ class Experiment:
             # be done, or no one would resume it to complete them.
             self.lock.ensure_held()
             records = self.trial_log.records
-            targets = {task: self.domain.target(task) for task in self.domain.task_ids()}
+            target, mentions = mention_rules(self.domain.name)
+            targets = {task: target(task) for task in self.plan.tasks}
             thresholds = Thresholds.model_validate(self.config.metrics.model_dump())
-            metrics = run_metrics(records, self.plan, targets, self.domain.mentions, self.domain.identity, thresholds)
+            metrics = run_metrics(records, self.plan, targets, mentions, identity_rule(self.domain.name), thresholds)
             write_metrics(self.run_dir, metrics)
             warn_run_on_totals(metrics)
             summary = summarize(records, self.plan, prices)
