@@ -16,9 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.audit.published import PublishedTask
 from harness.audit.task_rrr import TaskRRR
-from harness.domains.hotpotqa import identity as hotpotqa
 from harness.domains.hotpotqa.questions import load_questions
-from harness.domains.humaneval import identity as humaneval
+from harness.domains.registry import line_identity
 from harness.metrics.identity import IdentityCounts, identity_counts
 from harness.records.identity import ReflectionIdentity
 
@@ -51,13 +50,30 @@ def _humaneval_task(task_id: str) -> str | None:
     return f"HumanEval/{match.group(1)}" if match else None
 
 
-def _rule(domain: str) -> tuple[Callable[[str], str | None], Labeller, str] | None:
-    """How a domain's task ids map to the rule's, the rule, and its version; None for a domain without one here."""
-    if domain == "hotpotqa":
-        return (lambda task: _question_ids().get(task.strip())), hotpotqa.reflection_identity, hotpotqa.RULE
-    if domain.startswith("humaneval"):
-        return _humaneval_task, humaneval.reflection_identity, humaneval.RULE
-    return None
+# The logs' families whose tasks the harness ships: the harness domain, the log's task id -> the shipped task's, and
+# one shipped task of it.
+_SHIPPED: dict[str, tuple[str, Callable[[str], str | None], Callable[[], str]]] = {
+    "hotpotqa": ("hotpotqa", lambda task: _question_ids().get(task.strip()), lambda: load_questions()[0].id),
+    "humaneval": ("humaneval", _humaneval_task, lambda: "HumanEval/0"),
+}
+
+
+def _rule(domain: str) -> tuple[Callable[[str], str | None], Labeller] | None:
+    """How a log family's task ids map to the shipped ones, and the harness domain's identity rule (its line rule, as
+    `python -m harness.metrics.identity` reads a line); None for a family without one here. `humaneval-rs` is the
+    humaneval family: its rows are MultiPL-E's translations of the same problems."""
+    shipped = _SHIPPED.get(domain.split("-", 1)[0])
+    if shipped is None:
+        return None
+    name, to_task, _ = shipped
+    return to_task, lambda text, task: line_identity({"domain": name, "task": task, "text": text})
+
+
+def _version(domain: str) -> str:
+    """The rule and version that labels a family's reflections, as its labels name it (here, an empty text's on one
+    of its shipped tasks)."""
+    name, _, first = _SHIPPED[domain.split("-", 1)[0]]
+    return line_identity({"domain": name, "task": first(), "text": ""}).rule
 
 
 def task_labeller(domain: str) -> Callable[[str, str], ReflectionIdentity | None] | None:
@@ -66,7 +82,7 @@ def task_labeller(domain: str) -> Callable[[str, str], ReflectionIdentity | None
     rule = _rule(domain)
     if rule is None:
         return None
-    to_task, label, _ = rule
+    to_task, label = rule
 
     def labelled(task_id: str, text: str) -> ReflectionIdentity | None:
         own = to_task(task_id)
@@ -84,7 +100,7 @@ def source_identity(
     rule = _rule(domain)
     if rule is None:
         return None
-    to_task, label, version = rule
+    to_task, label = rule
     frozen = {r.task_id for r in rated if r.frozen}
     labelled, tasks_labelled, unknown = [], 0, 0
     for task in (t for t in tasks if t.reflections):
@@ -94,12 +110,13 @@ def source_identity(
             continue
         tasks_labelled += 1
         for text in task.reflections:
-            key = (version, own, text)
+            key = (domain.split("-", 1)[0], own, text)
             if key not in known:
                 known[key] = label(text, own)
             labelled.append((task.task_id in frozen, known[key]))
     return SourceIdentity(
-        source=source, domain=domain, rule=version, tasks_labelled=tasks_labelled, tasks_unknown=unknown,
+        source=source, domain=domain, rule=_version(domain),
+        tasks_labelled=tasks_labelled, tasks_unknown=unknown,
         identity=identity_counts(i for _, i in labelled),
         frozen_identity=identity_counts(i for in_frozen, i in labelled if in_frozen),
     )  # fmt: skip
