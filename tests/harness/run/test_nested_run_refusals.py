@@ -27,7 +27,7 @@ def assert_refused(args: tuple[str, ...], enclosing: Path, watched: Path, multir
 
 
 @pytest.mark.parametrize("below", ["sub", "a/b"])
-def test_a_run_inside_a_finished_is_refused(finished: Path, below: str) -> None:
+def test_a_run_inside_a_finished_run_is_refused(finished: Path, below: str) -> None:
     assert_refused((f"hydra.run.dir={finished / below}",), finished, finished)
 
 
