@@ -99,9 +99,7 @@ class CacheCorruptError(LLMError):
     """A cache file line is not what was written (bad JSON, missing fields, a checksum mismatch), or answers a key an
     earlier line answers."""
 
-    def __init__(
-        self, *, path: str, line: int, key: str | None, reason: str, remedy: str = "delete that line"
-    ) -> None:
+    def __init__(self, *, path: str, line: int, key: str | None, reason: str, remedy: str = "delete that line") -> None:
         self.path = path
         self.line = line
         self.key = key

@@ -51,6 +51,19 @@ class ModelConfig(BaseModel):
         6, ge=0, description="openai: attempts after the first on 429, 5xx and network errors."
     )
     retry_max_wait_s: StrictFloat = Field(60.0, ge=0, description="openai: longest sleep between attempts.")
+    max_answer_chars_per_token: StrictInt = Field(
+        32,
+        ge=1,
+        description="openai: an answer longer than max_tokens times this many characters is refused and retried as a "
+        "broken answer (the server ignored max_tokens). A token of prose or code is about 4 characters; 32 leaves "
+        "room for tokens of long runs of spaces or dashes.",
+    )
+    max_answer_chars: StrictInt = Field(
+        1_000_000,
+        ge=1,
+        description="openai: the most characters any answer may have, whatever its max_tokens (refused and retried "
+        "beyond): about 250,000 tokens of prose, more than any model writes in one answer.",
+    )
     requests_per_minute: StrictInt | None = Field(
         None, ge=1, description="Requests sent in any 60 s, shared by all roles on this API and model; None = no limit."
     )

@@ -83,7 +83,8 @@ def test_record_refuses_a_key_the_file_answered_before_the_run(tmp_path: Path) -
     with pytest.raises(RecordedBeforeError) as caught:
         llm.generate(request(), CONTEXT)
     message = str(caught.value)
-    for expected in (cache_key("counting-fake", request()), "pick_and_place-42", "llm.cache.mode=auto", "new llm.cache"):
+    key = cache_key("counting-fake", request())
+    for expected in (key, "pick_and_place-42", "llm.cache.mode=auto", "new llm.cache.path"):
         assert expected in message
     assert backend.calls == 0 and (tmp_path / "cache.jsonl").read_bytes() == kept
 
