@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field
 from pydantic_core import PydanticCustomError
 
 from harness.llm._backends import BACKENDS
+from harness.llm._url import secret_parts, secret_reason, shown_url
 from harness.records.registry import choices
 
 CacheMode = Literal["off", "record", "replay", "auto"]
@@ -102,6 +103,9 @@ class ModelConfig(BaseModel):
     def _http_url(cls, url: str | None) -> str | None:
         if url is not None and not url.startswith(("http://", "https://")):
             raise ValueError("a server URL starts with http:// or https:// and ends in /v1")
+        if url is not None and secret_parts(url):
+            # `shown` is what a refusal may quote in the value's place: the URL with its secrets hidden.
+            raise PydanticCustomError("url_with_secret", secret_reason(url), {"shown": shown_url(url)})
         return url
 
     def threads(self) -> int:

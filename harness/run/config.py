@@ -249,7 +249,8 @@ def _first_error_sentence(error: ValidationError, model: type[BaseModel], prefix
     if loc[:1] == ["env"] and len(loc) > 2 and loc[1] in ENV_NAMES:
         del loc[1]  # pydantic names the union member; the user wrote env.<field>
     where = prefix + (".".join(loc) or "config")
-    value = first.get("input")
+    # A validator that puts `shown` in its error's context names the value as it may be shown (a URL's key hidden).
+    value = (first.get("ctx") or {}).get("shown", first.get("input"))
     shown = "" if isinstance(value, dict) else f" = {value!r}"
     message = first["msg"].removeprefix("Value error, ")
     closest = _closest(loc[-1], accepted) if accepted else ""
