@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 from pydantic_core import PydanticCustomError
 
 from harness.llm._backends import BACKENDS
 from harness.llm._url import secret_parts, secret_reason, shown_url
+from harness.records.number import Number
 from harness.records.registry import choices
 
 CacheMode = Literal["off", "record", "replay", "auto"]
@@ -20,8 +21,8 @@ class Price(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    prompt_usd_per_million: StrictFloat = Field(ge=0, description="USD per million prompt (input) tokens.")
-    completion_usd_per_million: StrictFloat = Field(ge=0, description="USD per million completion (output) tokens.")
+    prompt_usd_per_million: Number = Field(ge=0, description="USD per million prompt (input) tokens.")
+    completion_usd_per_million: Number = Field(ge=0, description="USD per million completion (output) tokens.")
     as_of: str = Field(description="When and where the price was read, e.g. '2026-11-30, openai.com/api/pricing'.")
 
 
@@ -45,13 +46,13 @@ class ModelConfig(BaseModel):
     n_ctx: StrictInt = Field(8192, ge=16, description="llamacpp: context window in tokens.")
     n_threads: StrictInt | None = Field(None, ge=1, description="llamacpp: CPU threads; None = all cores.")
     n_batch: StrictInt = Field(512, ge=1, description="llamacpp: prompt tokens evaluated per batch.")
-    timeout_s: StrictFloat = Field(
+    timeout_s: Number = Field(
         120.0, gt=0, description="openai: seconds one HTTP attempt may take in all (connect, send, the whole answer)."
     )
     max_retries: StrictInt = Field(
         6, ge=0, description="openai: attempts after the first on 429, 5xx and network errors."
     )
-    retry_max_wait_s: StrictFloat = Field(60.0, ge=0, description="openai: longest sleep between attempts.")
+    retry_max_wait_s: Number = Field(60.0, ge=0, description="openai: longest sleep between attempts.")
     max_answer_chars_per_token: StrictInt = Field(
         32,
         ge=1,
