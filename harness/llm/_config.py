@@ -121,7 +121,8 @@ class CacheConfig(BaseModel):
 
     mode: CacheMode = Field(
         "auto",
-        description="off: always call, store nothing; record: always call and store; "
+        description="off: always call, store nothing; record: a new recording, every request asked of the model "
+        "once and stored, one the file answered before the run refused; "
         "replay: only the cache, a miss is an error; auto: the cache first, call and store on a miss.",
     )
     path: str = Field(description="The JSONL cache file.")

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
+import signal
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -135,3 +138,30 @@ def test_a_second_cache_entry_for_one_key_is_refused_naming_both_lines(server: V
     assert f"cache file {cache} line 2 (key {entry['key']})" in message, message
     assert "again, after line 1" in message and "\n" not in message
     assert cache.read_bytes() == kept and server.requests == 1
+
+
+def hold_a_claim(cache: str, key: str, held: str) -> None:
+    with CacheStore(cache).claim(key):
+        Path(held).touch()
+        time.sleep(600)  # killed long before
+
+
+def test_a_claim_whose_holder_was_killed_is_dropped_with_it(tmp_path: Path) -> None:
+    """A run killed (even by kill -9) while asking a key leaves no key claimed: the one waiting for it goes on."""
+    cache, held = tmp_path / "cache.jsonl", tmp_path / "held"
+    key = cache_key("any", REQUEST)
+    holder = multiprocessing.get_context("fork").Process(target=hold_a_claim, args=(str(cache), key, str(held)))
+    holder.start()
+    while not held.exists():
+        time.sleep(0.01)
+    taken = threading.Event()
+
+    def take() -> None:
+        with CacheStore(cache).claim(key):
+            taken.set()
+
+    threading.Thread(target=take, daemon=True).start()
+    assert not taken.wait(timeout=0.5), "a claim held by another process did not exclude"
+    os.kill(holder.pid, signal.SIGKILL)
+    holder.join(timeout=60)
+    assert taken.wait(timeout=10), "the killed holder's claim was not dropped"
