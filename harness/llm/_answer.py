@@ -72,7 +72,7 @@ def read_answer(answer: object, *, chat: bool, max_tokens: int, config: ModelCon
     """The SDK's answer to one request as an LLMResponse, or UnusableAnswer saying what is wrong with it."""
     if not isinstance(answer, BaseModel):
         shown = ascii(str(answer)[:_SHOWN_BODY])
-        raise UnusableAnswer(f"a 200 answer whose body is not JSON but text starting {shown}")
+        raise UnusableAnswer(f"a 200 answer whose body is not a JSON object but text starting {shown}")
     try:
         # The SDK would warn of every type it let by.
         read = (_ChatAnswer if chat else _CompletionAnswer).model_validate(answer.model_dump(warnings=False))

@@ -135,6 +135,7 @@ class CacheStore:
 
 
 def _the_key(key: object) -> str:
+    # The cache's sentence names the line's key already; the log's own sentence says only that it repeats.
     return "an answer to the same key"
 
 

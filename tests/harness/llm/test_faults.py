@@ -49,7 +49,7 @@ FAULTS = {
 # 200s the SDK hands over as they came, each of which used to crash the run (exit 1, a traceback).
 BROKEN_200S = {
     "non-UTF-8 body": (Fault("non_utf8"), "not valid JSON ('utf-8' codec can't decode byte 0xe9"),
-    "HTML body": (Fault("html"), "body is not JSON but text starting '<html><body><h1>502 Bad Gateway"),
+    "HTML body": (Fault("html"), "body is not a JSON object but text starting '<html><body><h1>502 Bad Gateway"),
     "null text": (Fault("null_text"), "no completion (choices.0.text: Input should be a valid string)"),
     "negative token counts": (
         Fault("negative_usage"),

@@ -52,8 +52,8 @@ def test_broken_200_answers_are_retried_not_a_crash_and_missing_token_counts_sta
     summary = (run_dir / "summary.md").read_text()
     assert "(and 1 call(s) whose server sent no token counts: unknown, not counted)" in summary
     log = (run_dir / "run.log").read_text()
-    for named in ("not valid JSON", "not JSON but text starting '<html>", "choices.0.text", "usage.prompt_tokens"):
-        assert named in log, named
+    named = ("not valid JSON", "not a JSON object but text starting '<html>", "choices.0.text", "usage.prompt_tokens")
+    assert all(part in log for part in named), log
 
 
 def test_an_880_kb_reflection_is_refused_retried_and_named_in_run_log(server: FaultServer, tmp_path: Path) -> None:
