@@ -126,12 +126,12 @@ class RecordedHandler(BaseHTTPRequestHandler):
         self.write(body)
 
     def write_head(self, status: int, length: int, headers: dict[str, str]) -> None:
-        """Status line and headers; a client that already hung up is not an error here."""
+        """Status line and headers (Content-Type application/json unless `headers` give one); a client that already
+        hung up is not an error here."""
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(length))
-            for name, value in headers.items():
+            for name, value in {"Content-Type": "application/json", **headers}.items():
                 self.send_header(name, value)
             self.end_headers()
         except (BrokenPipeError, ConnectionResetError):

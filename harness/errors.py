@@ -96,15 +96,28 @@ class ReplayMissError(LLMError):
 
 
 class CacheCorruptError(LLMError):
-    """A cache file line is not what was written: bad JSON, missing fields or a checksum mismatch."""
+    """A cache file line is not what was written (bad JSON, missing fields, a checksum mismatch), or answers a key an
+    earlier line answers."""
 
-    def __init__(self, *, path: str, line: int, key: str | None, reason: str) -> None:
+    def __init__(self, *, path: str, line: int, key: str | None, reason: str, remedy: str = "delete that line") -> None:
         self.path = path
         self.line = line
         self.key = key
         super().__init__(
             f"cache file {path} line {line} (key {key or 'unreadable'}) is corrupt: {reason}; "
-            "delete that line or restore the file from git."
+            f"{remedy} or restore the file from git."
+        )
+
+
+class RecordedBeforeError(LLMError):
+    """Cache mode `record` met a key the cache file answered before the run opened it."""
+
+    def __init__(self, *, key: str, cache_path: str, caller: str) -> None:
+        self.key = key
+        super().__init__(
+            f"llm.cache.mode=record asks the model afresh, but {cache_path} already answered key {key} ({caller}) "
+            "before this run opened it, and a cache keeps one answer per key; record into a new llm.cache.path, or "
+            "take the recorded answers with llm.cache.mode=auto (which also resumes a recording)."
         )
 
 
@@ -139,11 +152,15 @@ class RecordCorruptError(HarnessError):
 class LogLineError(RecordCorruptError):
     """A line of a durable log is not a record of its kind, or records a key an earlier line holds."""
 
-    def __init__(self, message: str, *, path: str, line: int, reason: str, raw: bytes) -> None:
+    def __init__(
+        self, message: str, *, path: str, line: int, reason: str, raw: bytes, repeats: int | None = None
+    ) -> None:
         self.path = path
         self.line = line
         self.reason = reason
         self.raw = raw
+        self.repeats = repeats
+        """The earlier line holding the same key, when this line repeats a key."""
         super().__init__(message)
 
 
@@ -153,6 +170,10 @@ class LogChangedError(RecordCorruptError):
 
 class RecordWriteError(HarnessError):
     """A record or a run's file could not be written (a full disk, a filesystem gone read-only)."""
+
+
+class CacheWriteError(RecordWriteError, LLMError):
+    """The LLM cache (or its lock file beside it) could not be written; the message names the file and its disk."""
 
 
 class ResumeMismatchError(HarnessError):

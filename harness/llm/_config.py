@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 from pydantic_core import PydanticCustomError
 
 from harness.llm._backends import BACKENDS
+from harness.llm._url import secret_parts, secret_reason, shown_url
+from harness.records.number import Number
 from harness.records.registry import choices
 
 CacheMode = Literal["off", "record", "replay", "auto"]
@@ -19,8 +21,8 @@ class Price(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    prompt_usd_per_million: StrictFloat = Field(ge=0, description="USD per million prompt (input) tokens.")
-    completion_usd_per_million: StrictFloat = Field(ge=0, description="USD per million completion (output) tokens.")
+    prompt_usd_per_million: Number = Field(ge=0, description="USD per million prompt (input) tokens.")
+    completion_usd_per_million: Number = Field(ge=0, description="USD per million completion (output) tokens.")
     as_of: str = Field(description="When and where the price was read, e.g. '2026-11-30, openai.com/api/pricing'.")
 
 
@@ -44,13 +46,26 @@ class ModelConfig(BaseModel):
     n_ctx: StrictInt = Field(8192, ge=16, description="llamacpp: context window in tokens.")
     n_threads: StrictInt | None = Field(None, ge=1, description="llamacpp: CPU threads; None = all cores.")
     n_batch: StrictInt = Field(512, ge=1, description="llamacpp: prompt tokens evaluated per batch.")
-    timeout_s: StrictFloat = Field(
+    timeout_s: Number = Field(
         120.0, gt=0, description="openai: seconds one HTTP attempt may take in all (connect, send, the whole answer)."
     )
     max_retries: StrictInt = Field(
         6, ge=0, description="openai: attempts after the first on 429, 5xx and network errors."
     )
-    retry_max_wait_s: StrictFloat = Field(60.0, ge=0, description="openai: longest sleep between attempts.")
+    retry_max_wait_s: Number = Field(60.0, ge=0, description="openai: longest sleep between attempts.")
+    max_answer_chars_per_token: StrictInt = Field(
+        32,
+        ge=1,
+        description="openai: an answer longer than max_tokens times this many characters is refused and retried as a "
+        "broken answer (the server ignored max_tokens). A token of prose or code is about 4 characters; 32 leaves "
+        "room for tokens of long runs of spaces or dashes.",
+    )
+    max_answer_chars: StrictInt = Field(
+        1_000_000,
+        ge=1,
+        description="openai: the most characters any answer may have, whatever its max_tokens (refused and retried "
+        "beyond): about 250,000 tokens of prose, more than any model writes in one answer.",
+    )
     requests_per_minute: StrictInt | None = Field(
         None, ge=1, description="Requests sent in any 60 s, shared by all roles on this API and model; None = no limit."
     )
@@ -89,6 +104,9 @@ class ModelConfig(BaseModel):
     def _http_url(cls, url: str | None) -> str | None:
         if url is not None and not url.startswith(("http://", "https://")):
             raise ValueError("a server URL starts with http:// or https:// and ends in /v1")
+        if url is not None and secret_parts(url):
+            # `shown` is what a refusal may quote in the value's place: the URL with its secrets hidden.
+            raise PydanticCustomError("url_with_secret", secret_reason(url), {"shown": shown_url(url)})
         return url
 
     def threads(self) -> int:
@@ -103,7 +121,8 @@ class CacheConfig(BaseModel):
 
     mode: CacheMode = Field(
         "auto",
-        description="off: always call, store nothing; record: always call and store; "
+        description="off: always call, store nothing; record: a new recording, every request asked of the model "
+        "once and stored, one the file answered before the run refused; "
         "replay: only the cache, a miss is an error; auto: the cache first, call and store on a miss.",
     )
     path: str = Field(description="The JSONL cache file.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import email.utils
 import json
 import logging
+import math
 import os
 import time
 from typing import Any
@@ -14,9 +15,10 @@ from openai import OpenAI
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from harness.errors import LLMError, LLMRequestError, MissingAPIKeyError
+from harness.llm._answer import UnusableAnswer, read_answer
 from harness.llm._config import ModelConfig
 from harness.llm._deadline import AttemptDeadline, http_client
-from harness.llm._types import LLMRequest, LLMResponse, Usage
+from harness.llm._types import LLMRequest, LLMResponse
 
 log = logging.getLogger(__name__)
 
@@ -29,10 +31,6 @@ _WHAT_TO_CHECK = {
     404: "the model name {model!r} and that base_url ends in /v1",
     422: "the request parameters (max_tokens, stop, temperature, seed)",
 }
-
-
-class _UnusableAnswer(Exception):
-    """A 200 whose body is no usable completion (broken JSON, no choices): a server hiccup, so retried."""
 
 
 class OpenAIBackend:
@@ -87,7 +85,7 @@ class OpenAIBackend:
                 detail=error.message,
                 check=check.format(key_env=key_env, model=model),
             ) from error
-        except (openai.APIConnectionError, _UnusableAnswer) as error:
+        except (openai.APIConnectionError, UnusableAnswer) as error:
             raise self._gave_up(error, attempts) from error
         return response.model_copy(update={"retries": attempts - 1})
 
@@ -103,39 +101,26 @@ class OpenAIBackend:
         if request.top_p is not None:  # unset, the body stays what it was before top_p existed
             options["top_p"] = request.top_p
         started = time.perf_counter()
+        chat = request.kind == "chat" or self.config.api == "chat"
         try:
             with self._deadline.attempt(self.config.timeout_s):
-                text, answer = self._ask(request, options)
-        except json.JSONDecodeError as error:
-            # The SDK parses a 200's body without catching this; a proxy or overloaded server can cut it short.
-            raise _UnusableAnswer(f"a 200 answer whose body is not valid JSON ({error})") from error
+                answer = self._ask(request, options, chat)
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            # The SDK parses a 200's body without catching these: a proxy or overloaded server can cut it short or
+            # send bytes that are no UTF-8.
+            raise UnusableAnswer(f"a 200 answer whose body is not valid JSON ({error})") from error
         latency = time.perf_counter() - started
-        usage = answer.usage
-        return LLMResponse(
-            text=text,
-            usage=Usage(prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens)
-            if usage
-            else Usage(),
-            latency_s=latency,
-            # What the server says about itself, so a model changed behind the same name shows in the records.
-            served_model=answer.model or None,
-            system_fingerprint=answer.system_fingerprint,
-            finish_reason=answer.choices[0].finish_reason,
-        )
+        return read_answer(answer, chat=chat, max_tokens=request.max_tokens, config=self.config, latency_s=latency)
 
-    def _ask(self, request: LLMRequest, options: dict[str, Any]) -> tuple[str, Any]:
-        """One request through the SDK: the answer's text and the SDK's answer object (usage, model, choices)."""
-        if request.kind == "completion" and self.config.api == "completion":
-            completion = self._client.completions.create(prompt=request.prompt or "", **options)
-            _require_choices(completion.choices)
-            return completion.choices[0].text, completion
+    def _ask(self, request: LLMRequest, options: dict[str, Any], chat: bool) -> object:
+        """One request through the SDK, to the chat endpoint or the completion one: its answer, unchecked."""
+        if not chat:
+            return self._client.completions.create(prompt=request.prompt or "", **options)
         if request.kind == "chat":
             messages = [message.model_dump() for message in request.messages or []]
         else:
             messages = [{"role": "user", "content": request.prompt or ""}]
-        chat = self._client.chat.completions.create(messages=messages, **options)  # type: ignore[arg-type]
-        _require_choices(chat.choices)
-        return chat.choices[0].message.content or "", chat
+        return self._client.chat.completions.create(messages=messages, **options)  # type: ignore[arg-type]
 
     def _wait(self, state: RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None
@@ -178,16 +163,11 @@ class OpenAIBackend:
         return str(error)
 
 
-def _require_choices(choices: list[Any]) -> None:
-    if not choices:
-        raise _UnusableAnswer("a 200 answer with an empty choices list")
-
-
 def _is_transient(error: BaseException) -> bool:
     if isinstance(error, openai.APIStatusError):
         return error.status_code in _RETRYABLE_STATUSES or error.status_code >= 500
     # Timeouts are a subclass of connection errors in the SDK.
-    return isinstance(error, (openai.APIConnectionError, _UnusableAnswer))
+    return isinstance(error, (openai.APIConnectionError, UnusableAnswer))
 
 
 def _retry_after_s(error: openai.APIStatusError) -> float | None:
@@ -196,9 +176,12 @@ def _retry_after_s(error: openai.APIStatusError) -> float | None:
     if value is None:
         return None
     try:
-        return max(float(value), 0.0)
+        seconds = float(value)
     except ValueError:
         pass
+    else:
+        # "nan" parses as a float, and a sleep of NaN seconds raises: it says nothing, so the backoff decides.
+        return None if math.isnan(seconds) else max(seconds, 0.0)
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

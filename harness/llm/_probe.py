@@ -6,8 +6,9 @@ import os
 import urllib.error
 import urllib.request
 
-from harness.errors import LLMRequestError, MissingAPIKeyError, ModelUnreachableError
+from harness.errors import ConfigError, LLMRequestError, MissingAPIKeyError, ModelUnreachableError
 from harness.llm._config import ModelConfig
+from harness.llm._url import secret_parts, secret_reason, shown_url
 
 OPENAI_URL = "https://api.openai.com/v1"
 # Long enough for a busy server, short enough that a wrong port costs seconds, not a whole request timeout.
@@ -23,8 +24,14 @@ def api_key(model: ModelConfig) -> str:
 
 
 def base_url(model: ModelConfig) -> str:
-    """Where the openai SDK sends this model's requests (it also falls back to $OPENAI_BASE_URL)."""
-    return (model.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
+    """Where the openai SDK sends this model's requests (it also falls back to $OPENAI_BASE_URL).
+
+    ConfigError for an $OPENAI_BASE_URL that carries a key, which the config refuses in model.base_url.
+    """
+    url = (model.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
+    if secret_parts(url):
+        raise ConfigError(f"OPENAI_BASE_URL = '{shown_url(url)}' is refused: {secret_reason(url)}.")
+    return url
 
 
 def check_reachable(model: ModelConfig, key: str) -> None:

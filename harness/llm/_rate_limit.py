@@ -127,11 +127,13 @@ class RateLimitedBackend:
     def generate(self, request: LLMRequest) -> LLMResponse:
         """Wait for the limiter, call the backend, then charge the tokens it reports.
 
-        A failed call keeps its estimate: the provider counted the request all the same.
+        A failed call keeps its estimate: the provider counted the request all the same; so does an answer whose
+        server sent no token counts, as 0 would let the next requests overrun the limit.
         """
         grant = self.limiter.acquire(estimate_tokens(request))
         response = self.backend.generate(request)
-        self.limiter.settle(grant, response.usage.prompt_tokens + response.usage.completion_tokens)
+        if not response.usage.unreported_calls:
+            self.limiter.settle(grant, response.usage.prompt_tokens + response.usage.completion_tokens)
         return response
 
 

@@ -21,11 +21,13 @@ RESUMABLE_KEYS = (
     "tracking",
 )
 # Model settings that pace, bound, retry or price calls but never change an answer (so a run stopped by a slow
-# server resumes with a longer model.timeout_s); a run started before some of them existed lacks them.
+# server resumes with a longer model.timeout_s); a run started before some of them existed lacks them. The answer
+# bounds only refuse (and retry) answers no recorded trial holds.
 # `n_threads` is llm.n_threads copied into every role: the run's `llm` section is resumable, so its copies are.
 MODEL_KEYS_NOT_SHAPING = (
     *("requests_per_minute", "tokens_per_minute", "price"),
     *("timeout_s", "max_retries", "retry_max_wait_s"),
+    *("max_answer_chars_per_token", "max_answer_chars"),
     "n_threads",
 )
 LATER_DEFAULTS: Final[dict[str, Any]] = {

@@ -275,7 +275,7 @@ class DurableLog(Generic[Model]):
         for raw in lines:
             number += 1
             if raw.strip():
-                records.append(self._keyed(self._record(raw, number), number, keys))
+                records.append(self._keyed(self._record(raw, number), number, keys, raw))
         torn = b""
         if tail:
             record = self._record(tail, number + 1, tail=True)
@@ -283,7 +283,7 @@ class DurableLog(Generic[Model]):
                 torn = tail
             else:
                 number += 1
-                records.append(self._keyed(record, number, keys))
+                records.append(self._keyed(record, number, keys, tail))
         self._lines = number
         self._offset += len(data) - len(torn)
         if data:
@@ -315,7 +315,7 @@ class DurableLog(Generic[Model]):
             raw=raw,
         )
 
-    def _keyed(self, record: Model, number: int, keys: dict[Hashable, int]) -> Model:
+    def _keyed(self, record: Model, number: int, keys: dict[Hashable, int], raw: bytes) -> Model:
         if self.key is None:
             return record
         key = self.key(record)
@@ -327,7 +327,8 @@ class DurableLog(Generic[Model]):
                 path=str(self.path),
                 line=number,
                 reason=reason,
-                raw=b"",
+                raw=raw,
+                repeats=first,
             )
         keys[key] = number
         return record

@@ -61,6 +61,7 @@ class RunSummary(BaseModel):
     cache_hits: int
     prompt_tokens: int
     completion_tokens: int
+    unreported_calls: int = Field(0, description="Calls whose server sent no token counts: in neither figure above.")
     env_s: float
     llm_s: float
     wall_s: float
@@ -95,11 +96,19 @@ def summarize(records: list[TrialRecord], plan: RunPlan, prices: dict[str, Condi
         cache_hits=sum(r.cache_hits for r in held),
         prompt_tokens=sum(r.usage.prompt_tokens for r in held),
         completion_tokens=sum(r.usage.completion_tokens for r in held),
+        unreported_calls=sum(r.usage.unreported_calls for r in held),
         env_s=round(sum(r.timing.env_s for r in held), 2),
         llm_s=round(sum(r.timing.llm_s for r in held), 2),
         wall_s=round(sum(r.timing.wall_s for r in held), 2),
         drift=served_drift(held),
     )
+
+
+def unknown_tokens(summary: RunSummary) -> str:
+    """The calls whose tokens no figure counts, for the tokens line: unknown, not 0."""
+    if not summary.unreported_calls:
+        return ""
+    return f" (and {summary.unreported_calls} call(s) whose server sent no token counts: unknown, not counted)"
 
 
 def reflection_ends(counts: RunOnCounts | None) -> str:
@@ -133,7 +142,7 @@ def summary_document(
         )
     items += [
         f"LLM calls: {summary.llm_calls} ({summary.cache_hits} from cache); "
-        f"tokens: {summary.prompt_tokens} prompt, {summary.completion_tokens} completion",
+        f"tokens: {summary.prompt_tokens} prompt, {summary.completion_tokens} completion{unknown_tokens(summary)}",
         f"seconds in the environment ({config.env.name}): {summary.env_s}; waiting on the LLM: {summary.llm_s}; "
         f"trial wall time: {summary.wall_s}",
     ]

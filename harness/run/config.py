@@ -8,12 +8,13 @@ from typing import Annotated, Any, Literal, TypeVar, Union, get_args
 
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from harness.domains.registry import domain_specs
 from harness.domains.spec import DEFAULT_MEMORY_WINDOW
 from harness.errors import ConfigError
 from harness.llm import CacheConfig, ModelConfig
+from harness.records.number import Number
 from harness.run.config_dirs import option_files
 from harness.run.tracking_settings import TrackingSettings
 
@@ -86,15 +87,15 @@ class ExperimentConfig(_Strict):
 class RoleSampling(_Strict):
     """One role's sampling; None keeps the protocol's own value (Reflexion's, request by request)."""
 
-    # Strict: a boolean is not a number (pydantic's lax float takes `true` as 1.0).
-    temperature: StrictFloat | None = Field(
+    # Number: a boolean is not a number (pydantic's lax float takes `true` as 1.0), nor is NaN.
+    temperature: Number | None = Field(
         None,
         ge=0.0,
         le=2.0,
         description="Temperature of the role's requests, a floor: a request the protocol sends hotter (ALFWorld's "
         "short-output retries at 0.2 x attempt) keeps its own.",
     )
-    top_p: StrictFloat | None = Field(
+    top_p: Number | None = Field(
         None, gt=0.0, le=1.0, description="Nucleus mass of the role's requests; None = not sent (the backend's default)."
     )
 
@@ -109,10 +110,10 @@ class SamplingSettings(_Strict):
 class MetricsSettings(_Strict):
     """The thresholds the repetition measures use: the study's empirical choices by default."""
 
-    similarity_threshold: StrictFloat = Field(
+    similarity_threshold: Number = Field(
         0.85, gt=0.0, le=1.0, description="A reflection repeats an earlier one at this SequenceMatcher ratio or more."
     )
-    frozen_threshold: StrictFloat = Field(
+    frozen_threshold: Number = Field(
         0.5, gt=0.0, le=1.0, description="A task's memory is frozen at this RRR or more."
     )
 
@@ -161,7 +162,7 @@ class RunConfig(_Strict):
     sampling: SamplingSettings = Field(default_factory=SamplingSettings)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
     progress: bool = True
-    progress_interval_s: StrictFloat = Field(
+    progress_interval_s: Number = Field(
         PROGRESS_INTERVAL_S, gt=0, description="Off a terminal (a pipe, run.log): seconds between progress lines."
     )
     resume: ResumeSettings = Field(default_factory=ResumeSettings)
@@ -249,7 +250,8 @@ def _first_error_sentence(error: ValidationError, model: type[BaseModel], prefix
     if loc[:1] == ["env"] and len(loc) > 2 and loc[1] in ENV_NAMES:
         del loc[1]  # pydantic names the union member; the user wrote env.<field>
     where = prefix + (".".join(loc) or "config")
-    value = first.get("input")
+    # A validator that puts `shown` in its error's context names the value as it may be shown (a URL's key hidden).
+    value = (first.get("ctx") or {}).get("shown", first.get("input"))
     shown = "" if isinstance(value, dict) else f" = {value!r}"
     message = first["msg"].removeprefix("Value error, ")
     closest = _closest(loc[-1], accepted) if accepted else ""

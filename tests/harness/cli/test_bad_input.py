@@ -84,6 +84,14 @@ CASES = {
     "a boolean temperature": Case(
         ("sampling.actor.temperature=true",), ("sampling.actor.temperature = True", "valid number")
     ),
+    # "temperature=nan is refused as 'should be <= 2' (say it is not a number)"
+    "a temperature that is not a number": Case(
+        ("sampling.actor.temperature=nan",), ("sampling.actor.temperature = nan is invalid: nan is not a number",)
+    ),
+    "a top_p that is not a number": Case(
+        ("sampling.reflector.top_p=nan",), ("sampling.reflector.top_p = nan is invalid: nan is not a number",)
+    ),
+    "a timeout that is not a number": Case(("model.timeout_s=nan",), ("model.timeout_s = nan is invalid: nan is not",)),
     "a boolean top_p": Case(("sampling.reflector.top_p=false",), ("sampling.reflector.top_p = False", "valid number")),
     "top_p above 1": Case(("sampling.reflector.top_p=1.5",), ("sampling.reflector.top_p = 1.5", "less than or equal")),
     "frozen threshold above 1": Case(

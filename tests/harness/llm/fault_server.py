@@ -20,7 +20,10 @@ from typing import Any, Literal
 
 from benchmarks.recorded_server import Answer, RecordedHandler, RecordedServer, completion_body, content_key
 
-FaultKind = Literal["status", "timeout", "drop", "malformed_json", "empty_choices", "truncated", "trickle"]
+FaultKind = Literal[
+    "status", "timeout", "drop", "malformed_json", "empty_choices", "truncated", "trickle",
+    "non_utf8", "html", "null_text", "negative_usage", "oversized", "no_usage",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -33,13 +36,18 @@ class Fault:
     empty_choices: 200 with a well-formed body whose `choices` list is empty;
     truncated: 200 whose Content-Length promises the whole answer, then half of it and a hang-up;
     trickle: the whole answer, status line and headers included, one byte every `stall_s` seconds (a slow
-    server, or one that keeps a connection open on purpose: no single read ever waits long).
+    server, or one that keeps a connection open on purpose: no single read ever waits long);
+    non_utf8: 200 whose JSON body holds bytes that are no UTF-8; html: 200 with a proxy's HTML page (text/html);
+    null_text: 200 whose answer text is null; negative_usage: 200 counting -3 prompt tokens;
+    oversized: 200 whose answer is `size` characters, whatever max_tokens asked for;
+    no_usage: the recorded answer without token counts (no fault: a server that counts none).
     """
 
     kind: FaultKind
     status: int = 503
     retry_after: float | None = None
     stall_s: float = 2.0
+    size: int = 880_000
 
     @classmethod
     def http(cls, status: int, retry_after: float | None = None) -> Fault:
@@ -70,6 +78,14 @@ class _FaultHandler(RecordedHandler):
         if fault.kind == "empty_choices":
             self.send_json(200, completion_body(self.path, payload, None))
             return
+        if fault.kind in _BROKEN_BODIES:
+            self.send_json(200, _BROKEN_BODIES[fault.kind](completion_body(self.path, payload, answer), fault))
+            return
+        if fault.kind == "html":
+            page = b"<html><body><h1>502 Bad Gateway</h1></body></html>"
+            self.write_head(200, len(page), {"Content-Type": "text/html"})
+            self.write(page)
+            return
         self.close_connection = True  # every other fault leaves the connection unusable
         if fault.kind == "timeout":
             time.sleep(fault.stall_s)
@@ -90,6 +106,40 @@ class _FaultHandler(RecordedHandler):
             self.write_head(200, len(body), {})
             self.write(body[: len(body) // 2])
         # "drop" (and a stalled "timeout") send nothing: returning closes the socket.
+
+
+def _choice_text(body: dict[str, Any], text: Any) -> dict[str, Any]:
+    """`body` (an answer as the server sends it) with its first choice's text replaced."""
+    choice = body["choices"][0]
+    if "message" in choice:
+        choice["message"]["content"] = text
+    else:
+        choice["text"] = text
+    return body
+
+
+def _non_utf8(body: dict[str, Any], fault: Fault) -> bytes:
+    # Latin-1 "café" inside the JSON string: a byte no UTF-8 sequence starts with.
+    return json.dumps(_choice_text(body, "caf@")).encode().replace(b"@", b"\xe9")
+
+
+def _negative_usage(body: dict[str, Any], fault: Fault) -> dict[str, Any]:
+    body["usage"]["prompt_tokens"] = -3
+    return body
+
+
+def _no_usage(body: dict[str, Any], fault: Fault) -> dict[str, Any]:
+    del body["usage"]
+    return body
+
+
+_BROKEN_BODIES = {
+    "non_utf8": _non_utf8,
+    "null_text": lambda body, fault: _choice_text(body, None),
+    "negative_usage": _negative_usage,
+    "oversized": lambda body, fault: _choice_text(body, "Reflection: " + "x" * (fault.size - len("Reflection: "))),
+    "no_usage": _no_usage,
+}
 
 
 class FaultServer(RecordedServer):

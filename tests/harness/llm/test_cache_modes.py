@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import CacheCorruptError, ReplayMissError
+from harness.errors import CacheCorruptError, RecordedBeforeError, ReplayMissError
 from harness.llm import CachedLLM, CacheStore, CallContext, LLMRequest, LLMResponse, Usage, cache_key
 from harness.records.canonical import sha256_hex
 
@@ -66,14 +66,27 @@ def test_auto_calls_once_then_hits_with_original_latency_and_usage(tmp_path: Pat
     assert (llm.stats.hits, llm.stats.misses) == (1, 1)
 
 
-def test_record_always_calls_and_the_last_write_wins(tmp_path: Path) -> None:
+def test_record_asks_each_key_once_and_keeps_one_answer(tmp_path: Path) -> None:
     llm, backend = cached(tmp_path, "record")
-    llm.generate(request())
-    latest = llm.generate(request())
-    assert backend.calls == 2
-    assert len(lines(tmp_path / "cache.jsonl")) == 2
-    reopened = CacheStore(tmp_path / "cache.jsonl").get(cache_key("counting-fake", request()))
-    assert reopened is not None and reopened.text == latest.text
+    first = llm.generate(request())
+    again = llm.generate(request())
+    assert backend.calls == 1
+    assert (again.cached, again.text) == (True, first.text)
+    assert len(lines(tmp_path / "cache.jsonl")) == 1
+
+
+def test_record_refuses_a_key_the_file_answered_before_the_run(tmp_path: Path) -> None:
+    """A cache keeps one answer per key, so `record` cannot put a fresh answer beside an old one: it says so."""
+    cached(tmp_path, "auto")[0].generate(request())
+    kept = (tmp_path / "cache.jsonl").read_bytes()
+    llm, backend = cached(tmp_path, "record")
+    with pytest.raises(RecordedBeforeError) as caught:
+        llm.generate(request(), CONTEXT)
+    message = str(caught.value)
+    key = cache_key("counting-fake", request())
+    for expected in (key, "pick_and_place-42", "llm.cache.mode=auto", "new llm.cache.path"):
+        assert expected in message
+    assert backend.calls == 0 and (tmp_path / "cache.jsonl").read_bytes() == kept
 
 
 def test_replay_serves_hits_from_a_reopened_file(tmp_path: Path) -> None:

@@ -46,6 +46,17 @@ FAULTS = {
     "truncated body": Fault("truncated"),
     "trickled answer": Fault("trickle", stall_s=0.05),
 }
+# 200s the SDK hands over as they came, each of which used to crash the run (exit 1, a traceback).
+BROKEN_200S = {
+    "non-UTF-8 body": (Fault("non_utf8"), "not valid JSON ('utf-8' codec can't decode byte 0xe9"),
+    "HTML body": (Fault("html"), "body is not a JSON object but text starting '<html><body><h1>502 Bad Gateway"),
+    "null text": (Fault("null_text"), "no completion (choices.0.text: Input should be a valid string)"),
+    "negative token counts": (
+        Fault("negative_usage"),
+        "no completion (usage.prompt_tokens: Input should be greater than or equal to 0 (got -3))",
+    ),
+    "Retry-After: nan": (Fault.http(429, retry_after=float("nan")), "HTTP 429 (Retry-After nan)"),
+}
 
 
 @pytest.fixture
@@ -105,6 +116,79 @@ def test_a_broken_chat_answer_is_retried_too(server: FaultServer, kind: str) -> 
     response = backend(server).generate(CHAT)
     assert (response.text, response.retries) == (CHAT_TEXT, 1)
     assert server.paths == ["/v1/chat/completions"] * 2
+
+
+@pytest.mark.parametrize(("fault", "named"), BROKEN_200S.values(), ids=BROKEN_200S.keys())
+def test_a_broken_200_answer_is_retried_not_a_crash(
+    server: FaultServer, fault: Fault, named: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """'Broken 200 answers crash the run (exit 1, traceback) instead of being retried': non-UTF-8 bytes, an HTML
+    body, null text, negative token counts, Retry-After: nan. Each is a server fault now: retried, counted, and
+    named in the retry's log line."""
+    server.schedule([fault])
+    response = backend(server).generate(COMPLETION)
+    assert (response.text, response.retries) == (COMPLETION_TEXT, 1)
+    assert server.requests == 2
+    assert named in caplog.text, caplog.text
+
+
+def test_a_null_chat_answer_is_retried_too(server: FaultServer) -> None:
+    server.schedule([Fault("null_text")])
+    response = backend(server).generate(CHAT)
+    assert (response.text, response.retries) == (CHAT_TEXT, 1)
+
+
+@pytest.mark.parametrize(("fault", "named"), BROKEN_200S.values(), ids=BROKEN_200S.keys())
+def test_a_persistently_broken_200_answer_ends_in_one_sentence(server: FaultServer, fault: Fault, named: str) -> None:
+    server.fail_from(1, fault)
+    with pytest.raises(LLMError) as caught:
+        backend(server, max_retries=1).generate(COMPLETION)
+    message = str(caught.value)
+    assert "after 2 attempts" in message and named in message and "\n" not in message
+
+
+def test_a_server_that_sends_no_token_counts_leaves_them_unknown_not_zero(server: FaultServer, tmp_path: Path) -> None:
+    """'A server that sends no usage is recorded as 0 tokens (unknown is not 0)': the answer is used, not
+    retried, and its usage counts one call whose tokens are unknown, in the cache and in a meter's sum."""
+    server.schedule([Fault("no_usage")])
+    llm = CachedLLM(backend(server), CacheStore(tmp_path / "cache.jsonl"), "auto")
+    meter = MeteredLLM(llm, CallContext(task_id="t", trial=0, condition="c", role="actor"))
+    answer = meter.generate(COMPLETION)
+    assert (answer.text, answer.retries, answer.usage) == (COMPLETION_TEXT, 0, Usage(unreported_calls=1))
+    meter.generate(CHAT)
+    assert meter.usage == Usage(prompt_tokens=11, completion_tokens=7, unreported_calls=1)
+    assert json.loads((tmp_path / "cache.jsonl").read_text().splitlines()[0])["response"]["usage"] == {
+        "prompt_tokens": 0, "completion_tokens": 0, "unreported_calls": 1,
+    }  # fmt: skip
+    replayed = CachedLLM(backend(server), CacheStore(tmp_path / "cache.jsonl"), "replay").generate(COMPLETION)
+    assert replayed.usage == Usage(unreported_calls=1)
+
+
+def test_an_answer_far_over_max_tokens_is_refused_and_retried(server: FaultServer, tmp_path: Path) -> None:
+    """'A bound on what a model answer may be': an 880 KB answer to a request of max_tokens=32 (a server that
+    ignores max_tokens) was taken as it came, into the records and the cache. Over max_tokens x
+    model.max_answer_chars_per_token characters it is a broken answer: retried, and never cached."""
+    server.schedule([Fault("oversized", size=880_000)])
+    llm = CachedLLM(backend(server), CacheStore(tmp_path / "cache.jsonl"), "auto")
+    response = llm.generate(COMPLETION)
+    assert (response.text, response.retries) == (COMPLETION_TEXT, 1)
+    assert (tmp_path / "cache.jsonl").stat().st_size < 2_000
+
+
+def test_a_server_that_always_ignores_max_tokens_ends_in_one_sentence_naming_the_bound(server: FaultServer) -> None:
+    server.fail_from(1, Fault("oversized", size=880_000))
+    with pytest.raises(LLMError) as caught:
+        backend(server, max_retries=1).generate(COMPLETION)
+    message = str(caught.value)
+    assert "an answer of 880,000 characters to a request of max_tokens=32, over the bound of 1,024" in message
+    assert "model.max_answer_chars_per_token=32" in message and "model.max_answer_chars=1,000,000" in message
+
+
+def test_the_bound_is_a_setting_and_capped(server: FaultServer) -> None:
+    server.schedule([Fault("oversized", size=2_000)])  # 62 characters a token of max_tokens=32
+    assert backend(server, max_answer_chars_per_token=64).generate(COMPLETION).text.startswith("Reflection: xxx")
+    server.schedule([Fault("oversized", size=2_000)])
+    assert backend(server, max_answer_chars_per_token=64, max_answer_chars=1_999).generate(COMPLETION).retries == 1
 
 
 def test_faults_in_a_row_count_one_retry_each(server: FaultServer) -> None:

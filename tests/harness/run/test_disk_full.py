@@ -1,5 +1,6 @@
 """A disk that fills up during the trials: the run ends with one sentence, trials.jsonl holds whole records only,
-no half-written manifest is left beside the old one, and the same command resumes once there is room."""
+no half-written manifest is left beside the old one, and the same command resumes once there is room; a full disk
+under the LLM cache is named with the cache file and that disk."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.records import read_manifest, read_trials, records_without_timing
-from tests.runner import run_cli
 from tests.harness.run.test_replay import RECORDED_RUN
+from tests.runner import run_cli
+from tests.varying_server import VaryingServer
 
 # Room for the manifest (and its replacement being written), run.log and one or two of the four records (11 to
 # 17 KB each with their model calls, in 4 KB pages) of the default replay.
@@ -43,3 +45,25 @@ def test_a_full_disk_keeps_every_whole_record_and_the_run_resumes(
     assert len(records) == 4
     final = records_without_timing(records)
     assert all(record in final for record in records_without_timing(kept)), "a record kept on the full disk changed"
+
+
+def test_a_full_disk_under_the_cache_is_named_with_the_cache_file_and_its_disk(
+    mount: Callable[..., Path], tmp_path: Path
+) -> None:
+    """'The cache's disk filling names neither the cache file nor its disk': the run said only "writing the run
+    failed (No space left on device)", and its own disk had room."""
+    disk = mount("cache_disk", "size=8k")
+    (disk / "filler").write_bytes(b"x" * 8192)  # as much as the disk takes
+    cache = disk / "llm_cache.jsonl"
+    with VaryingServer("Finish[answer {n}]", delay_s=0.0) as server:
+        result = run_cli(
+            "env=hotpotqa", "env.first_n=1", "experiment.trials=1", "model=openai-compatible",
+            f"model.base_url={server.base_url}", f"llm.cache.path={cache}", f"hydra.run.dir={tmp_path / 'run'}",
+            env={"OPENAI_API_KEY": "none"},
+        )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert f"could not write the LLM cache {cache} (No space left on device)" in last, last
+    assert f"on the filesystem mounted at {disk} (0 bytes free)" in last and f"make room on {disk}" in last, last
+    assert not cache.exists() or cache.read_bytes() == b""
