@@ -9,7 +9,15 @@ A condition, `configs/strategy/<name>.yaml`, picks a source with its memory wind
 from __future__ import annotations
 
 from harness.domains.base import ReflectionHooks, ReflectionInput
-from harness.reflection._base import SOURCES, GateAnswer, Reflection, ReflectionSource, register_source
+from harness.reflection._base import (
+    SOURCES,
+    GateAnswer,
+    Reflection,
+    ReflectionSource,
+    SourceOutputError,
+    checked_reflection,
+    register_source,
+)
 from harness.records.details import ExtractedSignals, ReflectionDetails, TemplateParts
 
 
@@ -31,8 +39,10 @@ __all__ = [
     "ReflectionHooks",
     "ReflectionInput",
     "ReflectionSource",
+    "SourceOutputError",
     "TemplateParts",
     "available_sources",
+    "checked_reflection",
     "get_source",
     "register_source",
 ]

@@ -14,6 +14,7 @@ from harness.domains.registry import domain_specs
 from harness.domains.spec import DEFAULT_MEMORY_WINDOW
 from harness.errors import ConfigError
 from harness.llm import CacheConfig, ModelConfig
+from harness.records.registry import RegistryLoadError, UnknownNameError
 from harness.run.config_dirs import option_files
 from harness.run.tracking_settings import TrackingSettings
 
@@ -281,12 +282,15 @@ def resolve_condition(
         entry = ConditionConfig.model_validate(raw)
     except ValidationError as error:
         raise ConfigError(_first_error_sentence(error, ConditionConfig, f"strategy.{name}.")) from None
-    if entry.source not in available_sources():
+    try:
+        source = get_source(entry.source)
+    except UnknownNameError:
         raise ConfigError(
             f"strategy.{name}.source = {entry.source!r} is not a reflection source; "
             f"accepted: {', '.join(available_sources())}."
-        )
-    source = get_source(entry.source)
+        ) from None
+    except RegistryLoadError as error:  # an installed plugin's that failed to load: why, not "unknown"
+        raise ConfigError(f"strategy.{name}.source = {entry.source!r} cannot be used: {error}") from None
     try:
         source.Options.model_validate(entry.options)
     except ValidationError as error:
