@@ -384,6 +384,15 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
     if config.experiment.held_out and getattr(config.env, "frozen_in", None) is None:
         raise ConfigError(
             "experiment.held_out=true plays the tasks that froze in a selection run, so it needs "
-            "env.frozen_in=<that run's directory> (step 1: python run.py experiment=held_out_select)."
+            f"env.frozen_in=<that run's directory> (step 1: {_selection_step(config.env.name)})."
         )
     return config
+
+
+def _selection_step(env: str) -> str:
+    """The command of a held-out selection's first stage on `env`: its experiment where one is shipped (ALFWorld's,
+    the study's first domain, is held_out_select; the others' carry their domain's name), else a plain run."""
+    experiment = "held_out_select" if env == "alfworld" else f"{env}_held_out_select"
+    if experiment in available_options("experiment"):
+        return f"python run.py experiment={experiment}"
+    return f"python run.py env={env} strategy=self_diagnosis, finished"

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from harness.run.config import Condition, RunConfig
-from harness.run.held_out import compare_with_selection, frozen_in, selection_run, warn_greedy_roles
+from harness.run.held_out import compare_with_selection, frozen_in, kept_selection, warn_greedy_roles
 from harness.domains.base import Domain
 from harness.reflection.gated_memory import GatedMemory
 from harness.llm import CacheStore
@@ -101,6 +101,9 @@ class Experiment:
             self.previous, self.resolved = resume_config(run_dir, config.model_dump(mode="json"))
             self.data_hashes = self.domain.data_hashes()
             self.resolved = check_data_unchanged(self.previous, self.data_hashes, self.resolved)
+            self.selection, self.resolved = kept_selection(
+                config, self.previous, self.domain.task_ids(), self.resolved
+            )
             # The first write into the run directory: reading trials.jsonl may cut a torn line.
             self.trial_log = TrialLog(run_dir, guard=self.lock.ensure_held)
             for condition in self.conditions:
@@ -130,11 +133,10 @@ class Experiment:
 
     def _run(self, stop: StopRequest) -> RunSummary:
         """The run itself; the manifest records how it ended (and the run that selected its tasks, if one did)."""
-        selected_in = frozen_in(self.config)
-        if selected_in is not None:
+        if frozen_in(self.config) is not None:
             warn_greedy_roles(self.config)
         manifest = Manifest(
-            selection=selection_run(selected_in) if selected_in is not None else None,
+            selection=self.selection,
             config=self.resolved,
             package_versions=package_versions(),
             git_commit=git_commit(),
