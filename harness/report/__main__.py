@@ -17,7 +17,7 @@ from harness.records import MANIFEST_FILE, TRIALS_FILE
 from harness.report._report import REPORT_FORMATS, ReportFormat, write_formats
 from harness.report._runs import ReportInputError
 from harness.report.index import write_index_page
-from harness.run.run_dir import check_output_dir
+from harness.run.run_dir import check_output_dir, refuse_symlink_loop
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -64,6 +64,7 @@ def index_folder(args: argparse.Namespace) -> Path:
     if len(args.run_dirs) != 1:
         given = len(args.run_dirs)
         raise ReportInputError(f"--index lists one folder, and {given} were given; give the one above them.")
+    refuse_symlink_loop(args.run_dirs[0], str(args.run_dirs[0]))
     if args.html or args.formats != "md" or args.semantic:
         raise ReportInputError(
             "--index writes index.html alone; --html, --format and --semantic are for a report of runs."
@@ -101,6 +102,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"{len(args.run_dirs)} run directories given without --out; say where the combined report goes."
             )
         for run_dir in args.run_dirs:
+            refuse_symlink_loop(run_dir, str(run_dir))
             if run_dir.exists() and not run_dir.is_dir():
                 # Read as a folder, a file gave "<file>/manifest.json is not a readable manifest; move it away".
                 raise ReportInputError(f"{run_dir} is a file, not a run directory; give the folder that holds it.")

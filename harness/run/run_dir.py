@@ -7,6 +7,7 @@ Hydra callback (`harness.cli.guard`), while the directory does not exist yet.
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -28,6 +29,29 @@ def _exists(path: Path) -> bool:
     return True
 
 
+def symlink_loop(path: Path) -> Path | None:
+    """The first part of `path`, from the root down, that is a loop of symbolic links (ELOOP), or None.
+
+    Path.resolve() raises RuntimeError on one and os.stat an OSError that reads as "missing" to a check for
+    existence, so a loop is named before any such check sees it.
+    """
+    absolute = Path(os.path.abspath(path))
+    for part in reversed([absolute, *absolute.parents]):
+        try:
+            os.stat(part)
+        except OSError as error:
+            return part if error.errno == errno.ELOOP else None
+    return None
+
+
+def refuse_symlink_loop(path: Path, label: str) -> None:
+    """ConfigError naming the loop of symbolic links `path` goes through, if it goes through one."""
+    loop = symlink_loop(path)
+    if loop is not None:
+        through = "is" if loop == Path(os.path.abspath(path)) else f"goes through {loop}, which is"
+        raise ConfigError(f"{label} {through} a loop of symbolic links that never reaches a directory; name another.")
+
+
 def _existing_ancestor(path: Path) -> Path:
     while not _exists(path) and path != path.parent:
         path = path.parent
@@ -47,6 +71,7 @@ def check_output_dir(value: str, key: str) -> Path:
             f"{key}=$HOME{value[1:]}."
         )
     path = Path(os.path.abspath(value))
+    refuse_symlink_loop(path, f"{key}={value}")
     if os.path.islink(path) and not _exists(path):
         raise ConfigError(
             f"{key}={value} is a symbolic link to {os.readlink(path)}, which does not exist; create its target or "

@@ -13,6 +13,8 @@ from harness.report import REPORT_FILE
 from harness.report.__main__ import main
 from tests.harness.control_characters import HOSTILE, acting
 from tests.harness.factories import make_record
+from tests.harness.cli.test_bad_input import assert_one_sentence
+from tests.in_process import run_module
 from tests.small_run import snapshot
 
 MUG = "pick_and_place_simple-Mug-None-Desk-308/trial_T1"
@@ -94,3 +96,20 @@ def test_the_printed_paths_show_their_control_characters(tmp_path: Path, capsys:
         main([str(empty)])
     err = capsys.readouterr().err
     assert "is not a run directory" in err and err.count("\n") == 1 and acting(err) == [], err
+
+
+def test_a_symlink_loop_as_a_reports_input_or_out_is_one_sentence_not_a_traceback(tmp_path: Path) -> None:
+    run = _run(tmp_path / "run")
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    loop = tmp_path / "a"
+    cases = {
+        (str(loop),): f"{loop} is a loop of symbolic links",
+        (str(loop / "run"),): f"{loop / 'run'} goes through {loop}, which is a loop of symbolic links",
+        (str(run), "--out", str(loop / "out")): f"--out={loop / 'out'} goes through {loop}, which is a loop",
+        (str(loop), "--index"): f"{loop} is a loop of symbolic links",
+    }
+    for argv, needle in cases.items():
+        result = run_module("harness.report", *argv)
+        assert result.returncode == 2, result.stderr
+        assert_one_sentence(result.stderr, [needle])

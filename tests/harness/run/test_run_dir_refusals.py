@@ -73,6 +73,22 @@ def test_an_impossible_run_dir_is_one_sentence(tmp_path: Path, name: str, needle
     assert files_under(tmp_path) == before and (tmp_path / "file").read_text() == "kept\n"
 
 
+def symlink_loop(root: Path) -> Path:
+    """`root/a` -> `b` -> `a`: a pair of links that never reaches a directory; returns `root/a`."""
+    (root / "a").symlink_to("b")
+    (root / "b").symlink_to("a")
+    return root / "a"
+
+
+@pytest.mark.parametrize("below", [False, True], ids=["the loop itself", "a directory below it"])
+def test_a_symlink_loop_as_a_run_directory_is_one_sentence_not_a_traceback(tmp_path: Path, below: bool) -> None:
+    loop = symlink_loop(tmp_path)
+    run = loop / "run" if below else loop
+    through = f"goes through {loop}, which is" if below else "is"
+    sentence = refused(*REPLAY, f"hydra.run.dir={run}")
+    assert_one_sentence(sentence, [f"hydra.run.dir={run} {through} a loop of symbolic links"])
+
+
 def test_a_read_only_filesystem_is_one_sentence(mount: Callable[..., Path]) -> None:
     read_only = mount("ro", "ro")
     assert_one_sentence(refused(*REPLAY, f"hydra.run.dir={read_only / 'run'}"), ["cannot be written", "read-only"])
