@@ -23,6 +23,7 @@ from harness.cli.compose import hand_over, hand_over_sweep, prepare_run
 from harness.cli.sweep_plan import UnknownSweeperError, planned_job_configs, task_config
 from harness.errors import ConfigError, HarnessError, fail
 from harness.report.sweep import SweepJob
+from harness.run.preflight import check_store_outside_runs
 from harness.run.resume import check_resumption
 from harness.run.run_dir import check_not_inside_run, check_output_dir, check_run_dir_contents, first_missing
 
@@ -48,7 +49,9 @@ class InputGuard(Callback):
             check_not_inside_run(run_dir, f"hydra.run.dir={config.hydra.run.dir}")
             check_run_dir_contents(run_dir, f"hydra.run.dir={config.hydra.run.dir}")
             task = task_config(config)
-            hand_over(task, prepare_run(task))
+            prepared = prepare_run(task)
+            hand_over(task, prepared)
+            check_store_outside_runs(prepared.config.tracking, run_dir)
         except HarnessError as error:
             fail(error)
         created = first_missing(run_dir)
@@ -80,6 +83,7 @@ class InputGuard(Callback):
                     task = task_config(job_config)
                     prepared = prepare_run(task)
                     hand_over(task, prepared)
+                    check_store_outside_runs(prepared.config.tracking, job.directory)
                     recorded = prepared.config.model_dump(mode="json")
                     check_resumption(job.directory, recorded)
                 except HarnessError as error:

@@ -8,16 +8,16 @@ folder (harness.report.index)."""
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from harness.errors import HarnessError, fail, visible
 from harness.metrics.semantic import add_semantic_options, semantic_cache
-from harness.records import MANIFEST_FILE, TRIALS_FILE
 from harness.report._report import REPORT_FORMATS, ReportFormat, write_formats
 from harness.report._runs import ReportInputError
 from harness.report.index import write_index_page
-from harness.run.run_dir import check_output_dir, refuse_symlink_loop
+from harness.run.run_dir import check_output_dir, refuse_symlink_loop, run_holding
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -71,20 +71,26 @@ def index_folder(args: argparse.Namespace) -> Path:
         )
     if args.out is not None:
         check_output_dir(str(args.out), "--out")
+        check_out_in_no_other_run(args.out, [], INDEX_IN_A_RUN)
     return write_index_page(args.run_dirs[0], args.out)
 
 
-def check_out_holds_no_other_run(out: Path, run_dirs: Sequence[Path]) -> None:
-    """ReportInputError when `out` is another run's directory: its report.md, plots and effects.json would be
-    replaced by these runs' without a word, even while that run is still recording."""
-    if out.resolve() in {run_dir.resolve() for run_dir in run_dirs}:
+REPORT_OVER_ANOTHER_RUN = (
+    "whose report this would replace; give an empty or new folder, a folder of reports, or the run's own directory"
+)
+INDEX_IN_A_RUN = "and index.html would be written among its files; give a folder outside every run directory"
+
+
+def check_out_in_no_other_run(out: Path, run_dirs: Sequence[Path], consequence: str) -> None:
+    """ReportInputError when `out` is, or is inside, the directory of a run other than `run_dirs`: what the command
+    writes would land among that run's files without a word, even while it is still recording. `consequence` ends
+    the sentence: what would happen, and what to give instead."""
+    found = run_holding(out)
+    if found is None or found[0] in {Path(os.path.realpath(run_dir)) for run_dir in run_dirs}:
         return
-    held = [name for name in (MANIFEST_FILE, TRIALS_FILE) if (out / name).exists()]
-    if held:
-        raise ReportInputError(
-            f"--out {out} is another run's directory (it holds {held[0]}), whose report this would replace; give an "
-            "empty or new folder, a folder of reports, or the run's own directory."
-        )
+    directory, held = found
+    where = "" if directory == Path(os.path.realpath(out)) else f"inside {directory}, "
+    raise ReportInputError(f"--out {out} is {where}another run's directory (it holds {held}), {consequence}.")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -108,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 raise ReportInputError(f"{run_dir} is a file, not a run directory; give the folder that holds it.")
         if args.out is not None:
             check_output_dir(str(args.out), "--out")
-            check_out_holds_no_other_run(args.out, args.run_dirs)
+            check_out_in_no_other_run(args.out, args.run_dirs, REPORT_OVER_ANOTHER_RUN)
         embeddings = semantic_cache(args)
         out = args.out or args.run_dirs[0]
         written = write_formats(args.run_dirs, out, formats, embeddings, args.semantic_threshold)

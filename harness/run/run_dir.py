@@ -99,19 +99,30 @@ def check_output_dir(value: str, key: str) -> Path:
     return path
 
 
+def run_holding(path: Path) -> tuple[Path, str] | None:
+    """The directory at or above `path` (real: a symbolic link into a run is inside it too) that holds a run, with
+    the file that says so (its manifest or its records); None when none does."""
+    real = Path(os.path.realpath(path))
+    for directory in (real, *real.parents):
+        held = MANIFEST_FILE if _holds_manifest(directory) else TRIALS_FILE if _exists(directory / TRIALS_FILE) else None
+        if held is not None:
+            return directory, held
+    return None
+
+
 def check_not_inside_run(path: Path, label: str) -> None:
     """Refuse `path` when a directory above it holds a run (its manifest or records): a run written inside another
     run's directory would mix its files into that run's, and be copied, moved or deleted with it.
 
     A sweep's jobs are not refused: the sweep directory above them holds multirun.yaml, not a run's files.
     """
-    for parent in Path(os.path.realpath(path)).parents:  # real: a symbolic link into a run is inside it too
-        held = MANIFEST_FILE if _holds_manifest(parent) else TRIALS_FILE if _exists(parent / TRIALS_FILE) else None
-        if held is not None:
-            raise ConfigError(
-                f"{label} is inside the run directory {parent} (it holds {held}), and a run would write its files "
-                "among that run's; choose a directory outside it, e.g. beside it."
-            )
+    found = run_holding(Path(os.path.realpath(path)).parent)
+    if found is not None:
+        parent, held = found
+        raise ConfigError(
+            f"{label} is inside the run directory {parent} (it holds {held}), and a run would write its files "
+            "among that run's; choose a directory outside it, e.g. beside it."
+        )
 
 
 def _holds_manifest(directory: Path) -> bool:
