@@ -14,10 +14,11 @@ from pathlib import Path
 
 from harness.errors import ConfigError
 from harness.records import MANIFEST_FILE, TRIALS_FILE, read_manifest
+from harness.records.whole_file import temporary_of
 
 # What a run directory may hold before its first manifest: the lock, the log, the records (kept or refused by the
-# resume checks), and a manifest write cut short.
-BEFORE_MANIFEST = ("run.lock", "run.log", TRIALS_FILE, MANIFEST_FILE + ".tmp")
+# resume checks); and a manifest write cut short, as any whole-file write's temporary (see check_run_dir_contents).
+BEFORE_MANIFEST = ("run.lock", "run.log", TRIALS_FILE)
 
 
 def _exists(path: Path) -> bool:
@@ -153,7 +154,8 @@ def check_run_dir_contents(
     """
     if not path.is_dir() or (path / marker).exists():
         return
-    foreign = sorted(entry.name for entry in path.iterdir() if entry.name not in expected)
+    # A whole-file write killed before its rename (the first manifest's, say) leaves a temporary the run removes.
+    foreign = sorted(e.name for e in path.iterdir() if e.name not in expected and temporary_of(e.name) is None)
     if not foreign:
         return
     shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
