@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ConfigError
-from harness.run.run_dir import check_output_dir, first_missing, remove_created
+from harness.run.run_dir import check_output_dir, check_run_dir_contents, first_missing, remove_created
 from tests.in_process import run_in_process, run_module
 from tests.runner import REPLAY_CACHE, ROOT, run_cli
 from tests.harness.cli.test_bad_input import assert_one_sentence, files_under
@@ -48,6 +48,16 @@ def test_check_output_dir_refuses_what_cannot_hold_a_run(tmp_path: Path) -> None
         with pytest.raises(ConfigError, match=needle.replace("(", r"\(")):
             check_output_dir(value, "hydra.run.dir")
     assert check_output_dir(str(tmp_path / "new" / "run"), "hydra.run.dir") == tmp_path / "new" / "run"
+
+
+def test_a_first_manifest_write_cut_short_is_not_taken_for_someone_s_file(tmp_path: Path) -> None:
+    """A run killed while writing its first manifest leaves its records and the manifest's whole-file temporary."""
+    for name in ("trials.jsonl", "run.lock", ".manifest.json.0123456789abcdef.tmp"):
+        (tmp_path / name).write_text("")
+    check_run_dir_contents(tmp_path, "hydra.run.dir")
+    (tmp_path / "notes.tmp").write_text("mine")
+    with pytest.raises(ConfigError, match="holds trials.jsonl with no manifest.json, and beside it notes.tmp"):
+        check_run_dir_contents(tmp_path, "hydra.run.dir")
 
 
 def test_remove_created_stops_at_what_existed(tmp_path: Path) -> None:
