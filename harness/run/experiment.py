@@ -109,6 +109,7 @@ class Experiment:
             remove_stale_temporaries(run_dir)  # an earlier invocation killed while writing an output left them
             for condition in self.conditions:
                 if condition.gate is not None:
+                    condition.gate.check_chain()
                     condition.gate.check_recorded([r for r in self.trial_log.records if r.condition == condition.name])
         except BaseException:
             self.lock.release()
