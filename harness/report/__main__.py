@@ -14,8 +14,9 @@ from pathlib import Path
 
 from harness.errors import HarnessError, fail, visible
 from harness.metrics.semantic import add_semantic_options, semantic_cache
+from harness.report._folder_lock import holding
 from harness.report._report import REPORT_FORMATS, ReportFormat, write_formats
-from harness.report._runs import ReportInputError
+from harness.report._runs import ReportInputError, load_runs
 from harness.report.index import write_index_page
 from harness.run.run_dir import check_output_dir, refuse_symlink_loop, run_holding
 
@@ -117,7 +118,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             check_out_in_no_other_run(args.out, args.run_dirs, REPORT_OVER_ANOTHER_RUN)
         embeddings = semantic_cache(args)
         out = args.out or args.run_dirs[0]
-        written = write_formats(args.run_dirs, out, formats, embeddings, args.semantic_threshold)
+        runs = load_runs(args.run_dirs)  # refused before --out is made or held
+        with holding(out):
+            written = write_formats(args.run_dirs, out, formats, embeddings, args.semantic_threshold, runs=runs)
         if embeddings is not None:
             embeddings.save()
     except HarnessError as error:
