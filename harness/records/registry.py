@@ -149,7 +149,8 @@ class Registry(Generic[T]):
             where = point.dist.name if point.dist is not None else "an installed package"
             if point.name in self._entries:
                 if self._plugins.get(point.name) != where:
-                    warnings.warn(visible(f"{where}'s {self.noun} {point.name!r} is ignored: that name is taken."), stacklevel=4)
+                    ignored = f"{where}'s {self.noun} {point.name!r} is ignored: that name is taken."
+                    warnings.warn(visible(ignored), stacklevel=4)
                 continue
             self._entries[point.name] = Lazy(point.value)
             self._plugins[point.name] = where

@@ -390,8 +390,7 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
 
 
 def _selection_step(env: str) -> str:
-    """The command of a held-out selection's first stage on `env`: its experiment where one is shipped (ALFWorld's,
-    the study's first domain, is held_out_select; the others' carry their domain's name), else a plain run."""
+    """Step 1 of a held-out selection on `env`: its shipped experiment (ALFWorld's has no prefix), else a run."""
     experiment = "held_out_select" if env == "alfworld" else f"{env}_held_out_select"
     if experiment in available_options("experiment"):
         return f"python run.py experiment={experiment}"

@@ -111,7 +111,9 @@ def kept_selection(
                 f"selection run has {state}); use a new hydra.run.dir, the selection run as it was, or "
                 f"{ALLOW_OVERRIDE} to resume on the tasks it selects now."
             )
-        log.warning("resuming on the tasks env.frozen_in selects now (%s), as resume.allow_config_change allows", change)
+        log.warning(
+            "resuming on the tasks env.frozen_in selects now (%s), as resume.allow_config_change allows", change
+        )
         history = [*resume.get(CHANGES, []), {"setting": "tasks", "was": previous.tasks, "now": tasks}]
         return now, {**resolved, "resume": {**resume, CHANGES: history}}
     if changed:

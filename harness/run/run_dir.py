@@ -105,9 +105,10 @@ def run_holding(path: Path) -> tuple[Path, str] | None:
     the file that says so (its manifest or its records); None when none does."""
     real = Path(os.path.realpath(path))
     for directory in (real, *real.parents):
-        held = MANIFEST_FILE if _holds_manifest(directory) else TRIALS_FILE if _exists(directory / TRIALS_FILE) else None
-        if held is not None:
-            return directory, held
+        if _holds_manifest(directory):
+            return directory, MANIFEST_FILE
+        if _exists(directory / TRIALS_FILE):
+            return directory, TRIALS_FILE
     return None
 
 
