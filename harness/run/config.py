@@ -394,4 +394,4 @@ def _selection_step(env: str) -> str:
     experiment = "held_out_select" if env == "alfworld" else f"{env}_held_out_select"
     if experiment in available_options("experiment"):
         return f"python run.py experiment={experiment}"
-    return f"python run.py env={env} strategy=self_diagnosis, finished"
+    return f"a finished python run.py env={env} strategy=self_diagnosis"
