@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from harness.run.config import Condition, RunConfig
-from harness.run.held_out import compare_with_selection, frozen_in, selection_run, warn_greedy_roles
+from harness.run.held_out import compare_with_selection, frozen_in, kept_selection, warn_greedy_roles
 from harness.domains.base import Domain
 from harness.domains.registry import identity_rule, mention_rules
 from harness.reflection.gated_memory import GatedMemory
@@ -19,7 +19,7 @@ from harness.metrics.cost import condition_prices
 from harness.metrics.run import run_metrics, write_metrics
 from harness.metrics.thresholds import Thresholds
 from harness.records import Manifest, RunPlan, TrialLog, write_manifest
-from harness.records.whole_file import write_whole
+from harness.records.whole_file import remove_stale_temporaries, write_whole
 from harness.reflection import ReflectionSource, get_source
 from harness.report import finished_run, write_report
 from harness.report.summary import SUMMARY_FILE, RunSummary, summarize, summary_markdown
@@ -102,10 +102,15 @@ class Experiment:
             self.previous, self.resolved = resume_config(run_dir, config.model_dump(mode="json"))
             self.data_hashes = self.domain.data_hashes()
             self.resolved = check_data_unchanged(self.previous, self.data_hashes, self.resolved)
+            self.selection, self.resolved = kept_selection(
+                config, self.previous, self.domain.task_ids(), self.resolved
+            )
             # The first write into the run directory: reading trials.jsonl may cut a torn line.
             self.trial_log = TrialLog(run_dir, guard=self.lock.ensure_held)
+            remove_stale_temporaries(run_dir)  # an earlier invocation killed while writing an output left them
             for condition in self.conditions:
                 if condition.gate is not None:
+                    condition.gate.check_chain()
                     condition.gate.check_recorded([r for r in self.trial_log.records if r.condition == condition.name])
         except BaseException:
             self.lock.release()
@@ -131,11 +136,10 @@ class Experiment:
 
     def _run(self, stop: StopRequest) -> RunSummary:
         """The run itself; the manifest records how it ended (and the run that selected its tasks, if one did)."""
-        selected_in = frozen_in(self.config)
-        if selected_in is not None:
+        if frozen_in(self.config) is not None:
             warn_greedy_roles(self.config)
         manifest = Manifest(
-            selection=selection_run(selected_in) if selected_in is not None else None,
+            selection=self.selection,
             config=self.resolved,
             package_versions=package_versions(),
             git_commit=git_commit(),
@@ -171,6 +175,13 @@ class Experiment:
             warn_run_on_totals(metrics)
             summary = summarize(records, self.plan, prices)
             write_whole(self.run_dir / SUMMARY_FILE, summary_markdown(summary, metrics, self.config, prices))
+            ended = {"status": "finished", "ended_at": datetime.now(timezone.utc), "records": len(records)}
+            finished = manifest.model_copy(update=ended)
+            # The report shows the finished manifest, but is written before it: a report that could not be
+            # written (a full disk) leaves a run that failed, which the same command completes.
+            self.lock.ensure_held()
+            written = finished_run(self.run_dir, finished, records, self.plan, metrics)
+            write_report([self.run_dir], self.run_dir, runs=[written])
         except BaseException as error:
             if isinstance(error, (RunDirLostError, LogChangedError)):
                 raise  # the directory may be another process's now: nothing more is written into it
@@ -186,13 +197,8 @@ class Experiment:
             except OSError as unwritten:  # the disk that failed the run may refuse this too: the first error counts
                 log.warning("the manifest could not be marked %s (%s)", ended["status"], unwritten)
             raise
-        ended = {"status": "finished", "ended_at": datetime.now(timezone.utc), "records": len(self.trial_log.records)}
         self.lock.ensure_held()
-        finished = manifest.model_copy(update=ended)
         write_manifest(self.run_dir, finished)
-        # The report shows the manifest's status, so it comes after; `python -m harness.report` redoes it from disk.
-        written = finished_run(self.run_dir, finished, records, self.plan, metrics)
-        write_report([self.run_dir], self.run_dir, runs=[written])
         track_run(self.config.tracking, self.resolved, self.run_dir, metrics)  # after every file it copies; off by default
         return summary
 

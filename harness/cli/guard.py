@@ -28,6 +28,7 @@ from harness.cli.sweep_report import SweepReport
 from harness.errors import ConfigError, HarnessError, fail, visible
 from harness.report.sweep import SweepJob
 from harness.run.config import validate_config
+from harness.run.preflight import check_store_outside_runs
 from harness.run.resume import check_resumption
 from harness.records.run_dir import check_not_inside_run, check_output_dir, check_run_dir_contents, first_missing
 
@@ -59,7 +60,9 @@ class InputGuard(Callback):
             run_dir = check_output_dir(str(config.hydra.run.dir), "hydra.run.dir")
             check_not_inside_run(run_dir, f"hydra.run.dir={config.hydra.run.dir}")
             check_run_dir_contents(run_dir, f"hydra.run.dir={config.hydra.run.dir}")
-            self._handed[None] = prepare_run(task_config(config))
+            prepared = prepare_run(task_config(config))
+            self._handed[None] = prepared
+            check_store_outside_runs(prepared.config.tracking, run_dir)
         except HarnessError as error:
             fail(error)
         created = first_missing(run_dir)
@@ -101,7 +104,9 @@ class InputGuard(Callback):
             task = task_config(job_config)
             handed: Handed = prepare_run(task) if in_this_process else validate_config(task)
             self._handed[job.num] = handed
-            recorded = (handed.config if isinstance(handed, PreparedRun) else handed).model_dump(mode="json")
+            checked = handed.config if isinstance(handed, PreparedRun) else handed
+            check_store_outside_runs(checked.tracking, job.directory)
+            recorded = checked.model_dump(mode="json")
             check_resumption(job.directory, recorded)
         except HarnessError as error:
             raise ConfigError(f"sweep job {job.num} ({' '.join(job.overrides)}): {error}") from None

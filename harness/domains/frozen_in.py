@@ -9,18 +9,22 @@ from typing import Any, TypeVar
 from harness.errors import GameNotFoundError
 from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD
 from harness.metrics.frozen import frozen_in_records
-from harness.records import TRIALS_FILE, read_manifest, read_trials
+from harness.records import MANIFEST_FILE, TRIALS_FILE, Manifest, read_manifest, read_trials
 
 _Task = TypeVar("_Task")
 
 
-def _domain_of(run_dir: Path) -> str | None:
-    """The env name the run's manifest states; None when it has no readable manifest (its records still count)."""
+def _manifest_of(run_dir: Path) -> Manifest | None:
+    """The run's manifest; None when it has none or none that reads."""
     try:
-        manifest = read_manifest(run_dir)
+        return read_manifest(run_dir)
     except (OSError, ValueError):  # pydantic's ValidationError, UnicodeDecodeError and UnreadableManifest too
         return None
-    env = manifest.config.get("env") if manifest else None
+
+
+def _domain_of(manifest: Manifest) -> str | None:
+    """The env name the manifest states, if it states one."""
+    env = manifest.config.get("env")
     return env.get("name") if isinstance(env, dict) and isinstance(env.get("name"), str) else None
 
 
@@ -47,14 +51,27 @@ def frozen_tasks(
     similarity_threshold: float = SIMILARITY_THRESHOLD,
     frozen_threshold: float = FROZEN_THRESHOLD,
 ) -> set[str]:
-    """Task ids whose memory under `condition` froze in run directory `frozen_in`, a run of `domain`, at the
-    thresholds given.
+    """Task ids whose memory under `condition` froze in run directory `frozen_in`, a finished run of `domain`, at
+    the thresholds given.
 
-    Refused in one sentence: not a run directory, a run of another domain, no trial of the condition.
+    Refused in one sentence: not a run directory, no readable manifest or one that does not say finished (a run
+    still playing, stopped or failed: its frozen set is not final), a run of another domain, no trial of the
+    condition.
     """
     run_dir = Path(frozen_in)
     if (run_dir / TRIALS_FILE).is_file():
-        played = _domain_of(run_dir)
+        manifest = _manifest_of(run_dir)
+        if manifest is None:
+            raise GameNotFoundError(
+                f"env.frozen_in={frozen_in} has no readable {MANIFEST_FILE}, so whether its trials are all played "
+                "cannot be told; name a finished run directory."
+            )
+        if manifest.status != "finished":
+            raise GameNotFoundError(
+                f"env.frozen_in={frozen_in} has not finished (its {MANIFEST_FILE} says {manifest.status}), so the "
+                "tasks frozen in it may still change; finish it (run its command again) and select on it then."
+            )
+        played = _domain_of(manifest)
         if played is not None and played != domain:
             raise GameNotFoundError(
                 f"env.frozen_in={frozen_in} is a run of {played}, not of {domain}; name a {domain} run directory."

@@ -14,6 +14,7 @@ import getpass
 import io
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -89,6 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         store = GateStore.open(args.store)
+        _recover(store)
         if args.command == "verify":
             return _verify(store)
         if args.command == "show":
@@ -108,6 +110,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nerror: interrupted; every decision made so far is kept.", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _recover(store: GateStore) -> None:
+    """Finish what a decision killed mid-way left (a torn last line, a line without its newline, a head one line
+    behind), as a run does before using the store: a review cut short by a crash is no tampering, and would
+    otherwise stop verify, show and review until a run came by. A reviewer who may not write reads it as it is."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the log's own warnings: recover() says the same in its sentence
+            repaired = store.recover()
+    except OSError:
+        return
+    if repaired:
+        print(f"repaired {visible(str(store.path))}: {repaired}.", file=sys.stderr)
 
 
 def _verify(store: GateStore) -> int:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar
 
-from harness.errors import HarnessError
+from harness.errors import HarnessError, visible
 
 T = TypeVar("T")
 
@@ -76,6 +76,13 @@ class Lazy(Generic[T]):
 
     def __repr__(self) -> str:
         return f"Lazy({self._reference!r})" if self._reference is not None else f"Lazy.of({self._value!r})"
+
+
+def _reason(error: BaseException) -> str:
+    """Why an entry did not load, its control characters shown: the warning goes to a terminal as it is."""
+    if isinstance(error, SystemExit):
+        return f"it called sys.exit({error.code!r}) as it was imported"
+    return visible(str(error))
 
 
 def _default_unknown(noun: str) -> Callable[[str, list[str]], str]:
@@ -142,7 +149,8 @@ class Registry(Generic[T]):
             where = point.dist.name if point.dist is not None else "an installed package"
             if point.name in self._entries:
                 if self._plugins.get(point.name) != where:
-                    warnings.warn(f"{where}'s {self.noun} {point.name!r} is ignored: that name is taken.", stacklevel=4)
+                    ignored = f"{where}'s {self.noun} {point.name!r} is ignored: that name is taken."
+                    warnings.warn(visible(ignored), stacklevel=4)
                 continue
             self._entries[point.name] = Lazy(point.value)
             self._plugins[point.name] = where
@@ -188,13 +196,16 @@ class Registry(Generic[T]):
         if name in self._values:
             return self._values[name]
         entry = self._entries[name]
-        # Whatever an installed package's module raises is its own failure; the harness's own fail only as named.
-        failures = Exception if name in self._plugins else (ImportError, AttributeError, ValueError)
+        # Whatever an installed package's module raises is its own failure, sys.exit() at its import included (a
+        # script's last line left in a module), which would otherwise end every command quietly; the harness's own
+        # fail only as named.
+        failures = (Exception, SystemExit) if name in self._plugins else (ImportError, AttributeError, ValueError)
         try:
             found: Any = entry.load()
         except failures as error:
-            where = entry.reference
-            raise RegistryLoadError(f"{self.noun} {name!r} could not be loaded from {where!r}: {error}.") from error
+            raise RegistryLoadError(
+                f"{self.noun} {name!r} could not be loaded from {entry.reference!r}: {_reason(error)}."
+            ) from error
         if name in self._plugins and self._from_entry_point is not None:
             found = self._from_entry_point(found)
             if found is None:  # the entry point offers nothing here (a domain without a record model)

@@ -7,16 +7,18 @@ Hydra callback (`harness.cli.guard`), while the directory does not exist yet.
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
 
 from harness.errors import ConfigError
 from harness.records import MANIFEST_FILE, TRIALS_FILE, read_manifest
+from harness.records.whole_file import temporary_of
 
 # What a run directory may hold before its first manifest: the lock, the log, the records (kept or refused by the
-# resume checks), and a manifest write cut short.
-BEFORE_MANIFEST = ("run.lock", "run.log", TRIALS_FILE, MANIFEST_FILE + ".tmp")
+# resume checks); and a manifest write cut short, as any whole-file write's temporary (see check_run_dir_contents).
+BEFORE_MANIFEST = ("run.lock", "run.log", TRIALS_FILE)
 
 
 def _exists(path: Path) -> bool:
@@ -26,6 +28,29 @@ def _exists(path: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+def symlink_loop(path: Path) -> Path | None:
+    """The first part of `path`, from the root down, that is a loop of symbolic links (ELOOP), or None.
+
+    Path.resolve() raises RuntimeError on one and os.stat an OSError that reads as "missing" to a check for
+    existence, so a loop is named before any such check sees it.
+    """
+    absolute = Path(os.path.abspath(path))
+    for part in reversed([absolute, *absolute.parents]):
+        try:
+            os.stat(part)
+        except OSError as error:
+            return part if error.errno == errno.ELOOP else None
+    return None
+
+
+def refuse_symlink_loop(path: Path, label: str) -> None:
+    """ConfigError naming the loop of symbolic links `path` goes through, if it goes through one."""
+    loop = symlink_loop(path)
+    if loop is not None:
+        through = "is" if loop == Path(os.path.abspath(path)) else f"goes through {loop}, which is"
+        raise ConfigError(f"{label} {through} a loop of symbolic links that never reaches a directory; name another.")
 
 
 def _existing_ancestor(path: Path) -> Path:
@@ -47,6 +72,7 @@ def check_output_dir(value: str, key: str) -> Path:
             f"{key}=$HOME{value[1:]}."
         )
     path = Path(os.path.abspath(value))
+    refuse_symlink_loop(path, f"{key}={value}")
     if os.path.islink(path) and not _exists(path):
         raise ConfigError(
             f"{key}={value} is a symbolic link to {os.readlink(path)}, which does not exist; create its target or "
@@ -74,19 +100,31 @@ def check_output_dir(value: str, key: str) -> Path:
     return path
 
 
+def run_holding(path: Path) -> tuple[Path, str] | None:
+    """The directory at or above `path` (real: a symbolic link into a run is inside it too) that holds a run, with
+    the file that says so (its manifest or its records); None when none does."""
+    real = Path(os.path.realpath(path))
+    for directory in (real, *real.parents):
+        if _holds_manifest(directory):
+            return directory, MANIFEST_FILE
+        if _exists(directory / TRIALS_FILE):
+            return directory, TRIALS_FILE
+    return None
+
+
 def check_not_inside_run(path: Path, label: str) -> None:
     """Refuse `path` when a directory above it holds a run (its manifest or records): a run written inside another
     run's directory would mix its files into that run's, and be copied, moved or deleted with it.
 
     A sweep's jobs are not refused: the sweep directory above them holds multirun.yaml, not a run's files.
     """
-    for parent in Path(os.path.realpath(path)).parents:  # real: a symbolic link into a run is inside it too
-        held = MANIFEST_FILE if _holds_manifest(parent) else TRIALS_FILE if _exists(parent / TRIALS_FILE) else None
-        if held is not None:
-            raise ConfigError(
-                f"{label} is inside the run directory {parent} (it holds {held}), and a run would write its files "
-                "among that run's; choose a directory outside it, e.g. beside it."
-            )
+    found = run_holding(Path(os.path.realpath(path)).parent)
+    if found is not None:
+        parent, held = found
+        raise ConfigError(
+            f"{label} is inside the run directory {parent} (it holds {held}), and a run would write its files "
+            "among that run's; choose a directory outside it, e.g. beside it."
+        )
 
 
 def _holds_manifest(directory: Path) -> bool:
@@ -117,7 +155,8 @@ def check_run_dir_contents(
     """
     if not path.is_dir() or (path / marker).exists():
         return
-    foreign = sorted(entry.name for entry in path.iterdir() if entry.name not in expected)
+    # A whole-file write killed before its rename (the first manifest's, say) leaves a temporary the run removes.
+    foreign = sorted(e.name for e in path.iterdir() if e.name not in expected and temporary_of(e.name) is None)
     if not foreign:
         return
     shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")

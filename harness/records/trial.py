@@ -113,6 +113,12 @@ class SelectionRun(BaseModel):
     path: str = Field(description="The selection run's directory, as env.frozen_in named it.")
     started_at: datetime | None = Field(description="Its manifest's started_at; None when it has no manifest.")
     git_commit: str | None = Field(description="Its manifest's git commit; None when unknown.")
+    records: int | None = Field(
+        None, ge=0, description="Records in its trials.jsonl when this run first selected on it; None before kept."
+    )
+    trials_sha256: str | None = Field(
+        None, description="SHA-256 of its trials.jsonl when this run first selected on it; None before kept."
+    )
     basis: Literal["calls", "trials"] | None = Field(
         None,
         description="calls: requests compared by cache key; trials: (either run has no calls recorded) trials "

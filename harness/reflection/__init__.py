@@ -9,7 +9,15 @@ A condition, `configs/strategy/<name>.yaml`, picks a source with its memory wind
 from __future__ import annotations
 
 from harness.domains.base import ReflectionHooks, ReflectionInput
-from harness.reflection._base import SOURCES, GateAnswer, Reflection, ReflectionSource, register_source
+from harness.reflection._base import (
+    SOURCES,
+    GateAnswer,
+    Reflection,
+    ReflectionSource,
+    SourceOutputError,
+    checked_reflection,
+    register_source,
+)
 from harness.records.details import ExtractedSignals, ReflectionDetails, TemplateParts
 from harness.reflection.source_prompts import register_source_prompts, source_prompts
 
@@ -32,8 +40,10 @@ __all__ = [
     "ReflectionHooks",
     "ReflectionInput",
     "ReflectionSource",
+    "SourceOutputError",
     "TemplateParts",
     "available_sources",
+    "checked_reflection",
     "get_source",
     "register_source",
     "register_source_prompts",

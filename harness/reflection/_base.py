@@ -10,6 +10,7 @@ from typing import Any, Callable, ClassVar, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.domains.base import ReflectionHooks, ReflectionInput
+from harness.errors import HarnessError
 from harness.llm.metering import MeteredLLM
 from harness.records.details import ReflectionDetails
 from harness.records.gate import Turn
@@ -65,6 +66,23 @@ class ReflectionSource(ABC):
     def prompts(self, trial: ReflectionInput) -> Any:
         """This source's own prompts for the trial's domain, registered by (source, domain) (`source_prompts.py`)."""
         return source_prompts(self.name, trial.domain)
+
+
+class SourceOutputError(HarnessError):
+    """A source's reflect() returned something other than a Reflection (a plugin's mistake)."""
+
+
+def checked_reflection(found: object, source: ReflectionSource, condition: str, task_id: str, trial: int) -> Reflection:
+    """`found`, what `source.reflect` returned, if it is a Reflection; SourceOutputError naming the source otherwise.
+
+    A plugin's source is the harness's only code not under its tests, and what it returns goes into a record.
+    """
+    if isinstance(found, Reflection):
+        return found
+    raise SourceOutputError(
+        f"reflection source {source.name!r} (condition {condition}) returned a {type(found).__name__} for task "
+        f"{task_id} trial {trial}, not a harness.reflection.Reflection; its reflect() must return one."
+    )
 
 
 def _import_shipped_sources() -> None:

@@ -85,6 +85,21 @@ class GatedMemory:
                 self._store = store
             return self._store
 
+    def check_chain(self) -> None:
+        """Refuse a store whose decision chain does not verify (a line edited, removed, reordered, inserted), before
+        any trial: the condition would otherwise find out at its own first trial, after the conditions before it
+        had played theirs. What a crash left is repaired first, as the first use does; a store not made yet is
+        fine (GateChainError)."""
+        if not self.store_dir.exists():
+            return
+        report = self.store.verify()
+        if not report.ok:
+            raise GateChainError(
+                f"the decision chain of {self.store_dir} is broken at line {report.first_bad_line} ({report.reason}), "
+                "so its live memory cannot be trusted; restore the store from a backup, or use a new hydra.run.dir "
+                "(python -m harness.gate verify names the line)."
+            )
+
     def check_recorded(self, records: Sequence[TrialRecord]) -> None:
         """Refuse a store whose chain lacks approvals this condition's records hold: the chain was removed or cut,
         and resuming on it would feed the actor a memory its earlier trials never had (GateChainError)."""

@@ -8,16 +8,17 @@ folder (harness.report.index)."""
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from harness.errors import HarnessError, fail, visible
 from harness.metrics.semantic import add_semantic_options, semantic_cache
-from harness.records import MANIFEST_FILE, TRIALS_FILE
+from harness.report._folder_lock import holding
 from harness.report._report import REPORT_FORMATS, ReportFormat, write_formats
-from harness.report._runs import ReportInputError
+from harness.report._runs import ReportInputError, load_runs
 from harness.report.index import write_index_page
-from harness.records.run_dir import check_output_dir
+from harness.records.run_dir import check_output_dir, refuse_symlink_loop, run_holding
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -64,26 +65,33 @@ def index_folder(args: argparse.Namespace) -> Path:
     if len(args.run_dirs) != 1:
         given = len(args.run_dirs)
         raise ReportInputError(f"--index lists one folder, and {given} were given; give the one above them.")
+    refuse_symlink_loop(args.run_dirs[0], str(args.run_dirs[0]))
     if args.html or args.formats != "md" or args.semantic:
         raise ReportInputError(
             "--index writes index.html alone; --html, --format and --semantic are for a report of runs."
         )
     if args.out is not None:
         check_output_dir(str(args.out), "--out")
+        check_out_in_no_other_run(args.out, [], INDEX_IN_A_RUN)
     return write_index_page(args.run_dirs[0], args.out)
 
 
-def check_out_holds_no_other_run(out: Path, run_dirs: Sequence[Path]) -> None:
-    """ReportInputError when `out` is another run's directory: its report.md, plots and effects.json would be
-    replaced by these runs' without a word, even while that run is still recording."""
-    if out.resolve() in {run_dir.resolve() for run_dir in run_dirs}:
+REPORT_OVER_ANOTHER_RUN = (
+    "whose report this would replace; give an empty or new folder, a folder of reports, or the run's own directory"
+)
+INDEX_IN_A_RUN = "and index.html would be written among its files; give a folder outside every run directory"
+
+
+def check_out_in_no_other_run(out: Path, run_dirs: Sequence[Path], consequence: str) -> None:
+    """ReportInputError when `out` is, or is inside, the directory of a run other than `run_dirs`: what the command
+    writes would land among that run's files without a word, even while it is still recording. `consequence` ends
+    the sentence: what would happen, and what to give instead."""
+    found = run_holding(out)
+    if found is None or found[0] in {Path(os.path.realpath(run_dir)) for run_dir in run_dirs}:
         return
-    held = [name for name in (MANIFEST_FILE, TRIALS_FILE) if (out / name).exists()]
-    if held:
-        raise ReportInputError(
-            f"--out {out} is another run's directory (it holds {held[0]}), whose report this would replace; give an "
-            "empty or new folder, a folder of reports, or the run's own directory."
-        )
+    directory, held = found
+    where = "" if directory == Path(os.path.realpath(out)) else f"inside {directory}, "
+    raise ReportInputError(f"--out {out} is {where}another run's directory (it holds {held}), {consequence}.")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -101,15 +109,18 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"{len(args.run_dirs)} run directories given without --out; say where the combined report goes."
             )
         for run_dir in args.run_dirs:
+            refuse_symlink_loop(run_dir, str(run_dir))
             if run_dir.exists() and not run_dir.is_dir():
                 # Read as a folder, a file gave "<file>/manifest.json is not a readable manifest; move it away".
                 raise ReportInputError(f"{run_dir} is a file, not a run directory; give the folder that holds it.")
         if args.out is not None:
             check_output_dir(str(args.out), "--out")
-            check_out_holds_no_other_run(args.out, args.run_dirs)
+            check_out_in_no_other_run(args.out, args.run_dirs, REPORT_OVER_ANOTHER_RUN)
         embeddings = semantic_cache(args)
         out = args.out or args.run_dirs[0]
-        written = write_formats(args.run_dirs, out, formats, embeddings, args.semantic_threshold)
+        runs = load_runs(args.run_dirs)  # refused before --out is made or held
+        with holding(out):
+            written = write_formats(args.run_dirs, out, formats, embeddings, args.semantic_threshold, runs=runs)
         if embeddings is not None:
             embeddings.save()
     except HarnessError as error:

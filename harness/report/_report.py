@@ -27,10 +27,19 @@ from harness.report._semantic import SemanticReport, semantic_report
 from harness.report._stats import condition_shares
 from harness.report._threshold_plot import THRESHOLD_CURVES, plot_threshold_curves
 from harness.report._threshold_section import condition_curves, report_thresholds
-from harness.report.data_tables import conditions_data, effects_data, solved_tests_data, tasks_data
+from harness.report.data_tables import (
+    CONDITIONS,
+    EFFECTS,
+    SOLVED_TESTS,
+    TASKS,
+    conditions_data,
+    effects_data,
+    solved_tests_data,
+    tasks_data,
+)
 from harness.report.document import Block, render_markdown
-from harness.report.html import run_page, write_page
-from harness.report.table_files import write_csv, write_latex
+from harness.report.html import HTML_FILE, run_page, write_page
+from harness.report.table_files import CSV_SUFFIX, LATEX_SUFFIX, write_csv, write_latex
 from harness.metrics.semantic import SEMANTIC_THRESHOLD, EmbeddingCache
 
 REPORT_FILE = "report.md"
@@ -77,8 +86,12 @@ def write_formats(
     """The report in each of `formats` (REPORT_FORMATS) into `out_dir`, and effects.json; the paths written, the
     document's first. md: report.md; html: report.html; csv and latex: the condition, per-task, effects and exact
     test tables (harness.report.data_tables), built from the same figures as the document. The plots are drawn
-    for md and html. `runs` as for write_report."""
+    for md and html. `runs` as for write_report.
+
+    A folder holds one report: the formats an earlier report left in `out_dir` are written again (held_formats),
+    and a plot this report does not draw is removed, so no file of an older report is left beside this one."""
     runs = list(runs) if runs is not None else load_runs(run_dirs)
+    formats = [*formats, *(f for f in held_formats(Path(out_dir)) if f not in formats)]
     conditions = combine(runs)
     if not conditions:
         raise ReportInputError(f"the runs {', '.join(r.name for r in runs)} hold no condition to report.")
@@ -109,6 +122,18 @@ def write_formats(
     return written
 
 
+def held_formats(out_dir: Path) -> list[ReportFormat]:
+    """The formats of which `out_dir` holds a report's file (report.md, report.html, a table's .csv or .tex)."""
+    tables = (CONDITIONS, TASKS, EFFECTS, SOLVED_TESTS)
+    files: dict[ReportFormat, list[str]] = {
+        "md": [REPORT_FILE],
+        "html": [HTML_FILE],
+        "csv": [f"{table}{CSV_SUFFIX}" for table in tables],
+        "latex": [f"{table}{LATEX_SUFFIX}" for table in tables],
+    }
+    return [name for name, held in files.items() if any((out_dir / file).is_file() for file in held)]
+
+
 def _plot(
     conditions: Sequence[ReportCondition],
     semantic: SemanticReport | None,
@@ -118,7 +143,11 @@ def _plot(
     plot_rrr_distribution(conditions, out_dir / RRR_DISTRIBUTION)
     plot_rrr_vs_trials(conditions, out_dir / RRR_VS_TRIALS)
     plot_solved_and_mention(conditions, [condition_shares(c) for c in conditions], out_dir / SOLVED_AND_MENTION)
+    optional = [(SEMANTIC_VS_RRR, semantic is not None), (THRESHOLD_CURVES, bool(curves))]
     if semantic is not None:
         plot_semantic_vs_rrr(semantic.conditions, out_dir / SEMANTIC_VS_RRR)
     if curves:
         plot_threshold_curves(curves, out_dir / THRESHOLD_CURVES, "Frozen share of tasks per condition")
+    for name, drawn in optional:  # an earlier report's (with --semantic, say): this report shows no such plot
+        if not drawn:
+            (out_dir / name).unlink(missing_ok=True)

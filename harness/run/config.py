@@ -15,6 +15,7 @@ from harness.domains.spec import DEFAULT_MEMORY_WINDOW
 from harness.errors import ConfigError
 from harness.llm import CacheConfig, ModelConfig
 from harness.records.number import Number
+from harness.records.registry import RegistryLoadError, UnknownNameError
 from harness.run.config_dirs import option_files
 from harness.run.tracking_settings import TrackingSettings
 
@@ -283,12 +284,15 @@ def resolve_condition(
         entry = ConditionConfig.model_validate(raw)
     except ValidationError as error:
         raise ConfigError(_first_error_sentence(error, ConditionConfig, f"strategy.{name}.")) from None
-    if entry.source not in available_sources():
+    try:
+        source = get_source(entry.source)
+    except UnknownNameError:
         raise ConfigError(
             f"strategy.{name}.source = {entry.source!r} is not a reflection source; "
             f"accepted: {', '.join(available_sources())}."
-        )
-    source = get_source(entry.source)
+        ) from None
+    except RegistryLoadError as error:  # an installed plugin's that failed to load: why, not "unknown"
+        raise ConfigError(f"strategy.{name}.source = {entry.source!r} cannot be used: {error}") from None
     try:
         source.Options.model_validate(entry.options)
     except ValidationError as error:
@@ -382,6 +386,14 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
     if config.experiment.held_out and getattr(config.env, "frozen_in", None) is None:
         raise ConfigError(
             "experiment.held_out=true plays the tasks that froze in a selection run, so it needs "
-            "env.frozen_in=<that run's directory> (step 1: python run.py experiment=held_out_select)."
+            f"env.frozen_in=<that run's directory> (step 1: {_selection_step(config.env.name)})."
         )
     return config
+
+
+def _selection_step(env: str) -> str:
+    """Step 1 of a held-out selection on `env`: its shipped experiment (ALFWorld's has no prefix), else a run."""
+    experiment = "held_out_select" if env == "alfworld" else f"{env}_held_out_select"
+    if experiment in available_options("experiment"):
+        return f"python run.py experiment={experiment}"
+    return f"a finished python run.py env={env} strategy=self_diagnosis"

@@ -9,16 +9,18 @@ after trial 0 (trial 0 asks the same question in every condition), an upper boun
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.records import Manifest, SelectionRun, TrialRecord, read_manifest, read_trials
+from harness.errors import ResumeMismatchError
+from harness.records import TRIALS_FILE, Manifest, SelectionRun, TrialRecord, read_manifest, read_trials
 from harness.run.config import RunConfig
+from harness.run.resume import ALLOW_OVERRIDE, CHANGES
 
 log = logging.getLogger(__name__)
 
@@ -61,13 +63,70 @@ def frozen_in(config: RunConfig) -> Path | None:
 
 
 def selection_run(run_dir: Path) -> SelectionRun:
-    """The selection run as the manifest names it, before anything is compared."""
+    """The selection run as the manifest names it, with the state of its records, before anything is compared."""
     manifest = read_manifest(run_dir)
+    trials = (run_dir / TRIALS_FILE).read_bytes()
     return SelectionRun(
         path=str(run_dir),
         started_at=manifest.started_at if manifest else None,
         git_commit=manifest.git_commit if manifest else None,
+        records=sum(1 for line in trials.splitlines() if line.strip()),
+        trials_sha256=hashlib.sha256(trials).hexdigest(),
     )
+
+
+def _changed_tasks(was: Sequence[str], now: Sequence[str]) -> str:
+    added, removed = [t for t in now if t not in was], [t for t in was if t not in now]
+    parts = [f"{len(was)} task(s) then, {len(now)} now"]
+    parts += [f"{label}: {', '.join(tasks)}" for label, tasks in (("added", added), ("dropped", removed)) if tasks]
+    return "; ".join(parts)
+
+
+def kept_selection(
+    config: RunConfig, previous: Manifest | None, tasks: list[str], resolved: dict[str, Any]
+) -> tuple[SelectionRun | None, dict[str, Any]]:
+    """The selection run this run records, and the config to record, checked against the earlier invocation's.
+
+    The frozen set is read from the selection run on every invocation, so a resumption must select the tasks the
+    run started on: other ones (the selection run resumed to more trials, or edited) are refused before anything is
+    written unless resume.allow_config_change, which records the change under resume.changes as a setting's. The
+    selection run's state as first selected on stays in the manifest; a change to it that selects the same tasks is
+    named in a warning.
+    """
+    selected_in = frozen_in(config)
+    if selected_in is None:
+        return None, resolved
+    now = selection_run(selected_in)
+    before = previous.selection if previous is not None else None
+    if before is None or previous is None or previous.tasks is None:
+        return now, resolved
+    changed = before.records is not None and before.trials_sha256 != now.trials_sha256
+    state = f"{before.records} record(s) then, {now.records} now" if changed else "its records unchanged"
+    if previous.tasks != tasks:
+        change = _changed_tasks(previous.tasks, tasks)
+        resume = resolved.get("resume") or {}
+        if not resume.get("allow_config_change"):
+            raise ResumeMismatchError(
+                f"env.frozen_in={selected_in} selects other tasks than this run started on ({change}; the "
+                f"selection run has {state}); use a new hydra.run.dir, the selection run as it was, or "
+                f"{ALLOW_OVERRIDE} to resume on the tasks it selects now."
+            )
+        log.warning(
+            "resuming on the tasks env.frozen_in selects now (%s), as resume.allow_config_change allows", change
+        )
+        history = [*resume.get(CHANGES, []), {"setting": "tasks", "was": previous.tasks, "now": tasks}]
+        return now, {**resolved, "resume": {**resume, CHANGES: history}}
+    if changed:
+        log.warning(
+            "the selection run %s changed since this run started (%s), but selects the same %d task(s): the run "
+            "resumes on them, and its manifest keeps the selection run as first selected on.",
+            selected_in,
+            state,
+            len(tasks),
+        )
+    if before.path != now.path or before.records is None:  # moved with allow_config_change, or kept before states
+        return now, resolved
+    return before.model_copy(update={"basis": None, "compared": None, "shared": None}), resolved
 
 
 def _run_seed(manifest: Manifest | None) -> int | None:

@@ -18,7 +18,7 @@ from harness.reflection.gated_memory import GatedMemory
 from harness.llm import CachedLLM, CallContext, LLMRequest, LLMResponse, Usage
 from harness.llm.metering import MeteredLLM, calls_in_order
 from harness.records import Timing, TrialLog, TrialRecord
-from harness.reflection import Reflection, ReflectionInput, ReflectionSource
+from harness.reflection import Reflection, ReflectionInput, ReflectionSource, checked_reflection
 from harness.run.config import RoleSampling, SamplingSettings
 from harness.run.interrupt import STOP_GRACE_S, StopRequest
 from harness.run.memory import memory_window
@@ -194,7 +194,7 @@ def play_trial(
     reflection = Reflection(text=None)
     reflects = domain.reflects_after_last_trial or not last_trial
     if reflects and not domain.finished(attempt.success, attempt.end_reason):
-        reflection = source.reflect(
+        found = source.reflect(
             ReflectionInput(
                 domain=domain.name,
                 task_id=task_id,
@@ -210,6 +210,7 @@ def play_trial(
             domain.reflection,
             reflector,
         )
+        reflection = checked_reflection(found, source, condition.name, task_id, trial)
         if condition.gate is not None:
             reflection = condition.gate.admit(gate_scope(task_id, repeat), trial, reflection)
     meters = (actor, reflector)

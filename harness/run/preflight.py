@@ -15,7 +15,14 @@ from harness.errors import ConfigError
 from harness.llm import ModelConfig, api_key, base_url, check_reachable
 from harness.records import MANIFEST_FILE, TRIALS_FILE
 from harness.reflection import get_source
-from harness.run.tracking_settings import TrackingSettings, check_sqlite_file, is_file_store, store_path
+from harness.records.run_dir import run_holding
+from harness.run.tracking_settings import (
+    DEFAULT_TRACKING_URI,
+    TrackingSettings,
+    check_sqlite_file,
+    is_file_store,
+    store_path,
+)
 
 TRACKING_INSTALL = "pip install -e .[tracking]"
 
@@ -109,6 +116,7 @@ def check_tracking(settings: TrackingSettings) -> None:
         )
     if not is_file_store(uri):
         check_sqlite_file(uri)
+    check_store_outside_runs(settings)
     existing = path
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
@@ -117,4 +125,26 @@ def check_tracking(settings: TrackingSettings) -> None:
         raise ConfigError(
             f"tracking.tracking_uri={uri} cannot be written (in a file, read-only, or not this user's); name another "
             "store, or leave tracking off (tracking=none)."
+        )
+
+
+def check_store_outside_runs(settings: TrackingSettings, run_dir: Path | None = None) -> None:
+    """ConfigError when the tracking store would write into a run's directory: one that holds a run, or `run_dir`,
+    the run's own (perhaps not made yet). A store is shared by runs (`mlflow ui` compares them), and MLflow would
+    put its folders or database among a run's files, to be copied, moved or deleted with it."""
+    if settings.backend == "none":
+        return
+    uri = settings.tracking_uri
+    path = store_path(uri)
+    store = Path(os.path.realpath(path if is_file_store(uri) else path.parent))
+    found = run_holding(store)
+    if found is None and run_dir is not None:
+        own = Path(os.path.realpath(run_dir))
+        found = (own, "this run") if store == own or own in store.parents else None
+    if found is not None:
+        directory, held = found
+        what = "is this run's own directory" if held == "this run" else f"holds {held}"
+        raise ConfigError(
+            f"tracking.tracking_uri={uri} would write MLflow's store into the run directory {directory} (it {what}); "
+            f"name a store outside every run directory, e.g. the default {DEFAULT_TRACKING_URI}."
         )

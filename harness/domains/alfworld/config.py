@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator
 
+from harness.domains.frozen_in_path import FrozenIn
+
 
 class AlfworldEnvConfig(BaseModel):
     """Which ALFWorld games to play, and the episode's step budget."""
@@ -19,7 +21,7 @@ class AlfworldEnvConfig(BaseModel):
     task_types: list[str] = Field(default_factory=list, description="Task types (put, clean, ... or full prefixes).")
     set: str | None = Field(None, description="A named set file in data/alfworld/sets/.")
     first_n: StrictInt | None = Field(None, ge=1, description="Keep the first N games after the other filters.")
-    frozen_in: str | None = Field(None, description="A run directory: keep the games whose memory froze there.")
+    frozen_in: FrozenIn = Field(None, description="A run directory: keep the games whose memory froze there.")
     frozen_condition: str = Field("self_diagnosis", description="The condition of `frozen_in` whose memory counts.")
     frozen_similarity_threshold: StrictFloat = Field(
         0.85, gt=0, le=1, description="`frozen_in` counts a reflection repeated at this SequenceMatcher ratio or more."

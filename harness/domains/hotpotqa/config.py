@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
+from harness.domains.frozen_in_path import FrozenIn
+
 QuestionType = Literal["bridge", "comparison"]
 QuestionLevel = Literal["easy", "medium", "hard"]
 
@@ -26,7 +28,7 @@ class HotpotQAEnvConfig(BaseModel):
     types: list[QuestionType] = Field(default_factory=list, description="Keep these question types; empty = both.")
     levels: list[QuestionLevel] = Field(default_factory=list, description="Keep these levels; empty = all.")
     first_n: StrictInt | None = Field(None, ge=1, description="Keep the first N questions after the other filters.")
-    frozen_in: str | None = Field(None, description="A run directory: keep the tasks whose memory froze there.")
+    frozen_in: FrozenIn = Field(None, description="A run directory: keep the tasks whose memory froze there.")
     frozen_condition: str = Field("self_diagnosis", description="The condition of `frozen_in` whose memory counts.")
     frozen_similarity_threshold: StrictFloat = Field(
         0.85, gt=0, le=1, description="`frozen_in` counts a reflection repeated at this SequenceMatcher ratio or more."

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
+from harness.domains.frozen_in_path import FrozenIn
+
 
 class HumanEvalEnvConfig(BaseModel):
     """Which HumanEval problems to solve, and how their code is tested."""
@@ -15,7 +17,7 @@ class HumanEvalEnvConfig(BaseModel):
     name: Literal["humaneval"]
     problems: list[str] = Field(default_factory=list, description="Problem ids ('HumanEval/0'); empty = all 164.")
     first_n: StrictInt | None = Field(None, ge=1, description="Keep the first N problems after the id filter.")
-    frozen_in: str | None = Field(None, description="A run directory: keep the tasks whose memory froze there.")
+    frozen_in: FrozenIn = Field(None, description="A run directory: keep the tasks whose memory froze there.")
     frozen_condition: str = Field("self_diagnosis", description="The condition of `frozen_in` whose memory counts.")
     frozen_similarity_threshold: StrictFloat = Field(
         0.85, gt=0, le=1, description="`frozen_in` counts a reflection repeated at this SequenceMatcher ratio or more."

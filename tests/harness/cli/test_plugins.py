@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.records import read_manifest, read_trials
+from tests.plugins.install import install_plugin
 from tests.runner import ROOT, run_process
 
 PLUGIN = ROOT / "tests" / "plugins" / "reflexion_plugin_example"
@@ -26,17 +26,8 @@ QUESTION = "5a7613c15542994ccc9186bf"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The plugin installed into a fresh target directory (built from a copy: the build writes beside its source)."""
-    root = tmp_path_factory.mktemp("plugin")
-    source, target = root / "source", root / "site"
-    shutil.copytree(PLUGIN, source)
-    install = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index"]
-    result = subprocess.run(
-        [*install, "--target", str(target), str(source)], capture_output=True, text=True, timeout=300
-    )
-    assert result.returncode == 0, result.stderr
-    assert list(target.glob("reflexion_plugin_example-*.dist-info/entry_points.txt"))
-    return target
+    """The plugin installed into a fresh target directory."""
+    return install_plugin(PLUGIN, tmp_path_factory.mktemp("plugin"))
 
 
 def python(site: Path, code: str) -> subprocess.CompletedProcess[str]:

@@ -246,3 +246,20 @@ def test_show_into_a_reader_that_stops_early_exits_141_without_a_message(tmp_pat
     err = child.stderr.read()
     assert child.wait(timeout=60) == 141
     assert err == b""
+
+
+@pytest.mark.parametrize("command", ["verify", "show", "review"])
+def test_after_a_crash_mid_review_the_gate_command_repairs_the_cut_last_line_as_a_run_does(
+    tmp_path: Path, command: str
+) -> None:
+    store, good, wire = pile(tmp_path / "store")
+    store.decide(good.id, Decision.APPROVE, "alice")
+    with (store.path / "decisions.jsonl").open("ab") as chain:
+        chain.write(b'{"at":"2026-01-01T00:00:00Z","decision":"REJ')  # a review killed in the middle of its append
+    assert not store.verify().ok
+    arguments = ["--reject", wire.id, "--reviewer", "alice"] if command == "review" else []
+    result = gate(command, store.path, *arguments)
+    assert result.returncode == 0, result
+    assert result.stderr == f"repaired {store.path}: cut a torn last decision line of 44 bytes.\n"
+    assert store.verify().ok
+    assert [line.item.id for line in store.decisions()] == [good.id, *([wire.id] if command == "review" else [])]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,10 @@ from harness.gate import GateChainError, GateStore, Turn
 from harness.reflection.gated_memory import GatedMemory
 from harness.reflection import GateAnswer, Reflection
 from harness.records.details import GateOutcome
+from harness.records import read_manifest, write_manifest
+from tests.finished_runs import FIVE, documented_overrides
 from tests.harness.factories import make_record
+from tests.runner import run_cli
 
 TURNS = [
     Turn(id=1, role="environment", text="Your task is to: put a clean mug in coffeemachine."),
@@ -103,3 +107,31 @@ def test_a_chain_that_lost_approvals_the_records_hold_is_refused(tmp_path: Path)
     with pytest.raises(GateChainError, match="lacks 1 of the 1 approval"):
         GatedMemory(tmp_path / "gate", "auto", window=3).check_recorded([record])
     assert not (tmp_path / "gate").exists(), "checking creates no store"
+
+
+def test_an_edited_decision_chain_is_refused_before_any_condition_plays_a_trial(
+    five_conditions_run: Path, copy_run: Callable[[Path], Path]
+) -> None:
+    """The five-condition demo as a run killed before self_diagnosis played its last trial, whose gated condition's
+    chain was then edited: the gated condition plays last, so the edit was found only after the others had played."""
+    run = copy_run(five_conditions_run)
+    trials = run / "trials.jsonl"
+    lines = trials.read_bytes().splitlines(keepends=True)
+    unplayed = [line for line in lines if b'"condition":"self_diagnosis"' in line and b'"trial":2,' in line]
+    assert unplayed
+    trials.write_bytes(b"".join(line for line in lines if line not in unplayed))
+    manifest = read_manifest(run)
+    assert manifest is not None
+    write_manifest(run, manifest.model_copy(update={"status": "running", "records": None, "resumed_from": 0}))
+    chain = run / "gate" / "gated" / "decisions.jsonl"
+    first, *rest = chain.read_text().splitlines(keepends=True)
+    chain.write_text(first.replace('"lesson":"', '"lesson":"Always ', 1) + "".join(rest))
+    kept = trials.read_bytes()
+    result = run_cli(*documented_overrides(FIVE), f"hydra.run.dir={run}")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"error: the decision chain of {run / 'gate' / 'gated'} is broken at line 1 (its hash does not match its "
+        "content (the line was edited)), so its live memory cannot be trusted; restore the store from a backup, or "
+        "use a new hydra.run.dir (python -m harness.gate verify names the line)."
+    )
+    assert trials.read_bytes() == kept

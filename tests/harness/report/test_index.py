@@ -4,6 +4,7 @@ its figures from the files, every value text, links only to pages that exist, an
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -17,6 +18,7 @@ from harness.report.index import index_rows, write_index_page
 from tests.harness.report.commonmark import html_urls
 from tests.harness.report.html.pages import MUG
 from tests.harness.report.index_folder import HOSTILE_STATUS, HOSTILE_TASK, SWEEP, write_results
+from tests.small_run import snapshot
 
 
 @pytest.fixture(scope="module")
@@ -121,3 +123,20 @@ def test_bad_input_is_one_sentence_naming_the_value_and_exit_2(
     err = capsys.readouterr().err
     assert err.startswith(f"error: {sentence.format(tmp=tmp_path)}") and err.count("\n") == 1
     assert not (tmp_path / "empty" / INDEX_FILE).exists()
+
+
+def test_index_out_in_a_run_directory_is_refused_and_writes_nothing_there(
+    results: Path, small_run: Path, copy_run: Callable[[Path], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = copy_run(small_run)
+    before = snapshot(run)
+    for out in (run, run / "pages"):
+        with pytest.raises(SystemExit) as stopped:
+            main([str(results), "--index", "--out", str(out)])
+        assert stopped.value.code == 2
+        where = "" if out == run else f"inside {run}, "
+        assert capsys.readouterr().err == (
+            f"error: --out {out} is {where}another run's directory (it holds manifest.json), and index.html would be "
+            "written among its files; give a folder outside every run directory.\n"
+        )
+    assert snapshot(run) == before

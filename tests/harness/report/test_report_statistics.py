@@ -111,6 +111,13 @@ def test_without_embeddings_there_is_no_semantic_section_or_plot(run: Path) -> N
     assert sorted(p.name for p in run.glob("*.png")) == sorted(PLOT_FILES)
 
 
+def test_a_report_without_embeddings_removes_the_semantic_plot_an_earlier_report_drew(run: Path) -> None:
+    write_report([run], run, _fake())
+    assert (run / SEMANTIC_VS_RRR).is_file()
+    write_report([run], run)
+    assert sorted(p.name for p in run.glob("*.png")) == sorted(PLOT_FILES)
+
+
 def test_runs_of_the_same_tasks_are_measured_one_row_per_run(tmp_path: Path) -> None:
     # Pooled, each task would count twice (harness/report/_combine.py keeps such runs apart).
     first, second = _run(tmp_path / "a", _records()), _run(tmp_path / "b", _records())

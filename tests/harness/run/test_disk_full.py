@@ -1,9 +1,11 @@
 """A disk that fills up during the trials: the run ends with one sentence, trials.jsonl holds whole records only,
 no half-written manifest is left beside the old one, and the same command resumes once there is room; a full disk
-under the LLM cache is named with the cache file and that disk."""
+under the LLM cache is named with the cache file and that disk. One that fills up while the report is written leaves a
+failed run, never a finished one without its report."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +13,7 @@ from pathlib import Path
 from harness.records import read_manifest, read_trials, records_without_timing
 from tests.harness.run.test_replay import RECORDED_RUN
 from tests.runner import run_cli
+from tests.small_run import SMALL_RUN
 from tests.varying_server import VaryingServer
 
 # Room for the manifest (and its replacement being written), run.log and one or two of the four records (11 to
@@ -67,3 +70,29 @@ def test_a_full_disk_under_the_cache_is_named_with_the_cache_file_and_its_disk(
     assert f"could not write the LLM cache {cache} (No space left on device)" in last, last
     assert f"on the filesystem mounted at {disk} (0 bytes free)" in last and f"make room on {disk}" in last, last
     assert not cache.exists() or cache.read_bytes() == b""
+
+
+def test_a_full_disk_while_writing_report_html_leaves_a_failed_run_not_a_finished_one(
+    mount: Callable[..., Path], small_run: Path
+) -> None:
+    disk = mount("disk", "size=4m")
+    run = Path(shutil.copytree(small_run, disk / "run"))
+    report = (run / "report.html").stat().st_size
+    assert report > 2 * max(p.stat().st_size for p in run.iterdir() if p.name != "report.html")
+    # Room for every other output written again (each beside its old copy until the rename), not for report.html.
+    room = report // 2
+    free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
+    (disk / "filler").write_bytes(b"\0" * (free - room))
+    result = run_cli(*SMALL_RUN, f"hydra.run.dir={run}")
+    assert result.returncode == 2, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: writing the run failed") and "No space left on device" in last, last
+    assert "report.html" in last
+    manifest = read_manifest(run)
+    assert manifest is not None and manifest.status == "failed"
+    assert not [p for p in run.iterdir() if p.name.endswith(".tmp")]
+    (disk / "filler").unlink()
+    resumed = run_cli(*SMALL_RUN, f"hydra.run.dir={run}")
+    assert resumed.returncode == 0, resumed.stderr
+    finished = read_manifest(run)
+    assert finished is not None and finished.status == "finished"

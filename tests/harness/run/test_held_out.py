@@ -33,13 +33,15 @@ def with_calls(record: TrialRecord, *keys: str, repeat: int = 0) -> TrialRecord:
     return record.model_copy(update={"calls": [call(k) for k in keys], "repeat": repeat})
 
 
-def run_dir(root: Path, name: str, records: list[TrialRecord], env: str = "alfworld", seed: int = 0) -> Path:
+def run_dir(
+    root: Path, name: str, records: list[TrialRecord], env: str = "alfworld", seed: int = 0, status: str = "finished"
+) -> Path:
     """A run directory as the harness leaves one: its manifest and its trial records."""
     path = root / name
     path.mkdir()
     config = {"env": {"name": env}, "experiment": {"seed": seed}}
     manifest = Manifest(
-        config=config, package_versions={}, git_commit="abc123", data_hashes={}, started_at=STARTED, status="finished"
+        config=config, package_versions={}, git_commit="abc123", data_hashes={}, started_at=STARTED, status=status
     )
     write_manifest(path, manifest)
     log = TrialLog(path)
@@ -134,6 +136,16 @@ def test_frozen_in_refusals_are_one_sentence(tmp_path: Path, domain: str) -> Non
     mine = run_dir(tmp_path, "mine", frozen_chain("t"), env=domain)
     with pytest.raises(GameNotFoundError, match="holds no trial of condition 'no_memory'"):
         frozen_tasks(str(mine), "no_memory", domain)
+
+
+@pytest.mark.parametrize("status", ["running", "interrupted", "failed"])
+def test_held_out_selection_refuses_a_selection_run_that_has_not_finished(tmp_path: Path, status: str) -> None:
+    selection = run_dir(tmp_path, "select", frozen_chain("HumanEval/2"), env="humaneval", status=status)
+    with pytest.raises(GameNotFoundError, match=f"has not finished \\(its manifest.json says {status}\\)"):
+        frozen_tasks(str(selection), "self_diagnosis", "humaneval")
+    (selection / "manifest.json").unlink()
+    with pytest.raises(GameNotFoundError, match="has no readable manifest.json"):
+        frozen_tasks(str(selection), "self_diagnosis", "humaneval")
 
 
 @pytest.mark.slow

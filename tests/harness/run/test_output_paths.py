@@ -3,6 +3,7 @@ symlink a user left in the run directory is never followed, and a FIFO never ope
 
 from __future__ import annotations
 
+import fcntl
 import os
 from pathlib import Path
 
@@ -50,3 +51,18 @@ def test_a_fifo_at_an_output_is_replaced_and_the_run_finishes(copy: Path, name: 
     os.mkfifo(copy / name)
     resume(copy)
     assert (copy / name).is_file()
+
+
+def test_a_run_removes_the_temporaries_a_writer_killed_before_its_rename_left_in_its_directory(copy: Path) -> None:
+    """A temporary of a file the run does not write again (a table of an earlier report) is removed as the run
+    starts; an aged one of report.html as report.html is written; one a live writer holds stays."""
+    abandoned = [copy / ".conditions.csv.0123456789abcdef.tmp", copy / ".report.html.fedcba9876543210.tmp"]
+    held = copy / ".summary.md.00112233445566ff.tmp"
+    for temporary in (*abandoned, held):
+        temporary.write_text("half written\n")
+        os.utime(temporary, (1, 1))
+    with open(held, "rb") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        resume(copy)
+        assert held.exists()
+    assert not [path for path in abandoned if path.exists()]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ConfigError
-from harness.records.run_dir import check_output_dir, first_missing, remove_created
+from harness.records.run_dir import check_output_dir, check_run_dir_contents, first_missing, remove_created
 from tests.in_process import run_in_process, run_module
 from tests.runner import REPLAY_CACHE, ROOT, run_cli
 from tests.harness.cli.test_bad_input import assert_one_sentence, files_under
@@ -50,6 +50,16 @@ def test_check_output_dir_refuses_what_cannot_hold_a_run(tmp_path: Path) -> None
     assert check_output_dir(str(tmp_path / "new" / "run"), "hydra.run.dir") == tmp_path / "new" / "run"
 
 
+def test_a_first_manifest_write_cut_short_is_not_taken_for_someone_s_file(tmp_path: Path) -> None:
+    """A run killed while writing its first manifest leaves its records and the manifest's whole-file temporary."""
+    for name in ("trials.jsonl", "run.lock", ".manifest.json.0123456789abcdef.tmp"):
+        (tmp_path / name).write_text("")
+    check_run_dir_contents(tmp_path, "hydra.run.dir")
+    (tmp_path / "notes.tmp").write_text("mine")
+    with pytest.raises(ConfigError, match="holds trials.jsonl with no manifest.json, and beside it notes.tmp"):
+        check_run_dir_contents(tmp_path, "hydra.run.dir")
+
+
 def test_remove_created_stops_at_what_existed(tmp_path: Path) -> None:
     run = tmp_path / "a" / "b" / "c"
     assert first_missing(run) == tmp_path / "a" and first_missing(tmp_path) is None
@@ -71,6 +81,22 @@ def test_an_impossible_run_dir_is_one_sentence(tmp_path: Path, name: str, needle
     sentence = refused(*REPLAY, f"hydra.run.dir={tmp_path / name if name else ''}")
     assert_one_sentence(sentence, [needle])
     assert files_under(tmp_path) == before and (tmp_path / "file").read_text() == "kept\n"
+
+
+def symlink_loop(root: Path) -> Path:
+    """`root/a` -> `b` -> `a`: a pair of links that never reaches a directory; returns `root/a`."""
+    (root / "a").symlink_to("b")
+    (root / "b").symlink_to("a")
+    return root / "a"
+
+
+@pytest.mark.parametrize("below", [False, True], ids=["the loop itself", "a directory below it"])
+def test_a_symlink_loop_as_a_run_directory_is_one_sentence_not_a_traceback(tmp_path: Path, below: bool) -> None:
+    loop = symlink_loop(tmp_path)
+    run = loop / "run" if below else loop
+    through = f"goes through {loop}, which is" if below else "is"
+    sentence = refused(*REPLAY, f"hydra.run.dir={run}")
+    assert_one_sentence(sentence, [f"hydra.run.dir={run} {through} a loop of symbolic links"])
 
 
 def test_a_read_only_filesystem_is_one_sentence(mount: Callable[..., Path]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from harness.run.preflight import check_tracking
 from harness.run.tracking_settings import TrackingSettings
 from tests.harness.cli.test_bad_input import assert_one_sentence, files_under
 from tests.runner import run_cli
-from tests.small_run import SMALL_RUN
+from tests.small_run import SMALL_RUN, snapshot
 
 IN_MEMORY = ("sqlite:///:memory:", "sqlite://", "sqlite:///file::memory:?cache=shared", "sqlite:///file:x?mode=memory")
 
@@ -59,3 +60,27 @@ def test_the_command_line_refuses_it_before_any_trial(tmp_path: Path, uri: str, 
     assert "Traceback" not in result.stderr and result.stdout == ""
     assert_one_sentence(result.stderr, [needle.format(tmp=tmp_path)])
     assert not run_dir.exists() and files_under(tmp_path) == before
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mlflow") is None, reason="needs mlflow (pip install -e .[tracking])")
+@pytest.mark.parametrize(
+    ("store", "held"),
+    [("file:{other}", "holds manifest.json"), ("sqlite:///{other}/mlflow.db", "holds manifest.json"),
+     ("file:{run}/mlruns", "is this run's own directory")],
+    ids=["a file store that is another run's directory", "a database inside it", "a store inside the run's own"],
+)
+def test_a_tracking_store_in_a_run_directory_is_refused_and_writes_nothing_there(
+    small_run: Path, copy_run: Callable[[Path], Path], tmp_path: Path, store: str, held: str
+) -> None:
+    other = copy_run(small_run)
+    before = snapshot(other)
+    run_dir = tmp_path / "new"
+    uri = store.format(other=other, run=run_dir)
+    result = run_cli(*SMALL_RUN, "tracking=mlflow", f"tracking.tracking_uri={uri}", f"hydra.run.dir={run_dir}")
+    assert result.returncode == 2, result.stderr
+    directory = run_dir if "own" in held else other
+    assert_one_sentence(
+        result.stderr, [f"tracking.tracking_uri={uri} would write MLflow's store into the run directory {directory} "
+                        f"(it {held})"]
+    )
+    assert snapshot(other) == before and not run_dir.exists()

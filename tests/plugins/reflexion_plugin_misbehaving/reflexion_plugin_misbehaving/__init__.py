@@ -1,0 +1,1 @@
+"""A plugin of reflexion-harness that misbehaves: each module is one way a plugin can fail the harness."""
