@@ -5,6 +5,8 @@ Pure functions over embedding vectors; embedding the texts is `harness.metrics.s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 SEMANTIC_THRESHOLD = 0.975
@@ -43,3 +45,14 @@ def semantic_repetition_rate(vectors: np.ndarray, threshold: float = SEMANTIC_TH
         return None
     earlier = max_earlier_cosines(vectors)
     return sum(cosine >= threshold for cosine in earlier) / len(earlier)
+
+
+def pooled_semantic_rate(chains: Sequence[np.ndarray], threshold: float = SEMANTIC_THRESHOLD) -> float | None:
+    """Semantic RRR of a task played as several chains (experiment.repeats), one embedding array per chain.
+
+    Each chain is measured on its own and the task's rate is the mean over the chains where it is defined, as
+    difflib's RRR is pooled (harness.metrics.repeats): one chain's reflections never count as repeats of another's.
+    None when no chain has two reflections.
+    """
+    rates = [rate for chain in chains if (rate := semantic_repetition_rate(chain, threshold)) is not None]
+    return sum(rates) / len(rates) if rates else None
