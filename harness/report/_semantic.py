@@ -14,6 +14,7 @@ from harness.records import TRIALS_FILE, TrialRecord
 from harness.report._combine import ReportCondition
 from harness.report._runs import ReportInputError, RunData
 from harness.metrics.run import ConditionReport
+from harness.metrics.thresholds import Thresholds
 from harness.metrics.semantic import (
     EmbeddingCache,
     EmbeddingStats,
@@ -35,11 +36,12 @@ class SemanticCondition(BaseModel):
 
 
 class SemanticReport(BaseModel):
-    """The report's semantic section: the rule's threshold, what embedding cost, and every condition."""
+    """The report's semantic section: the rule's threshold, difflib's, what embedding cost, and every condition."""
 
     model_config = ConfigDict(frozen=True)
 
     threshold: float = Field(description="Cosine similarity at or above which a reflection repeats an earlier one.")
+    thresholds: Thresholds = Field(description="The report's RRR and frozen thresholds, as its condition table's.")
     embedding: EmbeddingStats
     conditions: list[SemanticCondition] = Field(description="In the report's condition order.")
 
@@ -87,15 +89,21 @@ def _run_tasks(
                 reflections=task.reflections,
                 rrr=task.rrr,
                 semantic_rrr=pooled_semantic_rate(embedded, threshold),
+                frozen_threshold=run.metrics.thresholds.frozen_threshold,
             )
         )
     return tasks
 
 
 def semantic_report(
-    runs: Sequence[RunData], conditions: Sequence[ReportCondition], cache: EmbeddingCache, threshold: float
+    runs: Sequence[RunData],
+    conditions: Sequence[ReportCondition],
+    cache: EmbeddingCache,
+    threshold: float,
+    thresholds: Thresholds,
 ) -> SemanticReport:
-    """Both rules over every condition of the report, in the report's order."""
+    """Both rules over every condition of the report, in the report's order; each task frozen at its run's
+    `metrics.frozen_threshold`, as the condition table counts it. `thresholds`: the report's, for its sentence."""
     records = {run.name: run.records for run in runs}
     missing = [run.name for run in runs if not records[run.name]]
     if missing:
@@ -113,4 +121,6 @@ def semantic_report(
             for task in _run_tasks(by_name[name], records[name], condition, cache, threshold)
         ]
         result.append(SemanticCondition(label=condition.label, tasks=tasks, comparison=compare_repetition(tasks)))
-    return SemanticReport(threshold=threshold, embedding=cache.stats, conditions=result)
+    return SemanticReport(
+        threshold=threshold, thresholds=thresholds, embedding=cache.stats, conditions=result
+    )

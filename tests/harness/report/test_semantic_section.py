@@ -14,6 +14,9 @@ from harness.records import MANIFEST_FILE, TRIALS_FILE
 from harness.report._combine import combine
 from harness.report._runs import load_runs
 from harness.report._semantic import SemanticReport, semantic_report
+from harness.report._semantic_section import semantic_section
+from harness.report._threshold_section import report_thresholds
+from harness.report.document import Document, render_markdown
 from tests.harness.fake_embedder import FAKE_MODEL, FakeEmbedder
 
 SEMANTIC_THRESHOLD = 0.9
@@ -22,7 +25,8 @@ SEMANTIC_THRESHOLD = 0.9
 
 def _semantic(run: Path) -> SemanticReport:
     runs = load_runs([run])
-    return semantic_report(runs, combine(runs), EmbeddingCache(FakeEmbedder(), FAKE_MODEL), SEMANTIC_THRESHOLD)
+    cache = EmbeddingCache(FakeEmbedder(), FAKE_MODEL)
+    return semantic_report(runs, combine(runs), cache, SEMANTIC_THRESHOLD, report_thresholds(runs))
 
 
 def _rates(report: SemanticReport) -> list[tuple[str, float | None, float | None, int, int]]:
@@ -56,3 +60,28 @@ def test_semantic_rrr_pools_repeats_per_chain_not_into_one_memory(
     twice = _rates(_semantic(twice_run))
     assert ("self_diagnosis", pytest.approx(2 / 3), pytest.approx(5 / 6), 3, 3) in once
     assert twice == once
+
+
+def _at_frozen_threshold(run: Path, frozen_threshold: float) -> None:
+    """`run` as if played with `metrics.frozen_threshold=<frozen_threshold>`: the report measures it there."""
+    manifest = json.loads((run / MANIFEST_FILE).read_text())
+    manifest["config"]["metrics"]["frozen_threshold"] = frozen_threshold
+    (run / MANIFEST_FILE).write_text(json.dumps(manifest))
+    (run / "metrics.json").unlink()
+
+
+def test_the_semantic_tables_frozen_follows_metrics_frozen_threshold(
+    five_conditions_run: Path, copy_run: Callable[[Path], Path]
+) -> None:
+    run = copy_run(five_conditions_run)
+    _at_frozen_threshold(run, 0.6)
+    [data] = load_runs([run])
+    report = _semantic(run)
+    table = {c.condition: c.totals.frozen for c in data.metrics.conditions}
+    assert table["self_diagnosis"] == 1  # two of its three tasks have RRR 0.5: frozen at 0.5, not at 0.6
+    for condition in report.conditions:
+        rated = [t for t in condition.tasks if t.semantic_rrr is not None]
+        assert condition.comparison.n_frozen == table[condition.label]
+        assert condition.comparison.n_frozen_semantic == sum(t.semantic_rrr >= 0.6 for t in rated)  # type: ignore[operator]
+    sentence = render_markdown(Document("report", [semantic_section(report)]))
+    assert "frozen: semantic RRR >= 0.6, as for RRR (difflib ratio >= 0.85)" in sentence
