@@ -20,6 +20,7 @@ from harness.metrics.semantic import (
     EmbeddingStats,
     RepetitionComparison,
     TaskRepetition,
+    blank_rows_zeroed,
     compare_repetition,
     pooled_semantic_rate,
 )
@@ -82,7 +83,7 @@ def _run_tasks(
     tasks = []
     for task in part.tasks:
         # The run's metrics describe these records (harness.report._runs recomputes them otherwise).
-        embedded = [cache.embed(chain) for chain in chains.get(task.task_id, [])]
+        embedded = [blank_rows_zeroed(cache.embed(chain), chain) for chain in chains.get(task.task_id, [])]
         tasks.append(
             TaskRepetition(
                 task_id=f"{run.name}: {task.task_id}" if pooled else task.task_id,

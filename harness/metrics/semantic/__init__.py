@@ -24,6 +24,7 @@ from harness.metrics.semantic._model import Embedder, SemanticExtraMissing, load
 from harness.metrics.semantic._options import add_semantic_options, semantic_cache
 from harness.metrics.semantic._rrr import (
     SEMANTIC_THRESHOLD,
+    blank_rows_zeroed,
     max_earlier_cosines,
     pooled_semantic_rate,
     semantic_repetition_rate,
@@ -41,6 +42,7 @@ __all__ = [
     "SemanticExtraMissing",
     "TaskRepetition",
     "add_semantic_options",
+    "blank_rows_zeroed",
     "compare_repetition",
     "comparison_cells",
     "disagreement_rows",
