@@ -211,7 +211,12 @@ def paper_section(report: AuditReport) -> Section:
         " (where each was read is said there); the rest is computed at every run.",
     )
     rows = [[c.claim.topic, c.claim.figure, c.logs, Strong(c.verdict), c.reason] for c in report.paper]
-    quotes = BulletList([[f"{c.claim.topic} ({c.claim.source}): ", Text(c.claim.text)] for c in report.paper])
+    quotes = BulletList(
+        [
+            [f"{c.claim.topic} ({c.claim.source}): ", Text(c.claim.text), *(Text(f" Again: {r}") for r in c.claim.restated)]
+            for c in report.paper
+        ]
+    )
     return Section(
         "The paper against its logs", [summary, Table(PAPER_HEADER, rows), Paragraph("Where the paper says it:"), quotes]
     )
