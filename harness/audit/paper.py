@@ -7,7 +7,6 @@ cannot be compared, and why (the denominator, the case-sensitive rule, the env-t
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 
@@ -24,12 +23,13 @@ from harness.audit.paper_claims import (
     load_claims,
 )
 from harness.audit.published import PublishedTask
+from harness.audit.similarity_settings import HARNESS_SETTINGS, frozen_rrrs
 from harness.audit.source_audit import SourceAudit
 from harness.domains.alfworld.identity import reflection_identity
 from harness.domains.alfworld.target import task_parts
 from harness.domains.alfworld.vocabulary import find_names
 from harness.domains.humaneval.failures import names_error_type
-from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, mentions_object
+from harness.metrics.core import FROZEN_THRESHOLD, mentions_object
 from harness.metrics.identity import IdentityCounts, identity_counts
 
 def _at_precision(value: float, printed: str) -> bool:
@@ -70,25 +70,13 @@ def _table1_row(claim: PaperClaim, row: SourceAudit | None, tasks: Sequence[Publ
         f"{over[0] if over else 'neither tasks with memory nor tasks with RRR'}; avg RRR {avg} vs {near}"
     )
     if tasks:
-        swapped = [rrr for t in tasks if (rrr := _rrr_swapped(t.reflections)) is not None and rrr >= FROZEN_THRESHOLD]
+        swapped = frozen_rrrs([t.reflections for t in tasks], swapped=True)
         if swapped:
             reason += (
                 f"; with SequenceMatcher's arguments swapped (earlier reflection first) {len(swapped)} are frozen, "
                 f"avg {sum(swapped) / len(swapped):.3f}"
             )
     return _check(claim, logs, "differs", reason)
-
-
-def _rrr_swapped(memory: Sequence[str]) -> float | None:
-    """RRR with the similarity's arguments the other way round: the choice the study does not state (autojunk drops
-    characters frequent in the second string, so the order changes ratios of long reflections)."""
-    if len(memory) < 2:
-        return None
-    repeats = sum(
-        any(difflib.SequenceMatcher(None, memory[j], memory[i]).ratio() >= SIMILARITY_THRESHOLD for j in range(i))
-        for i in range(1, len(memory))
-    )
-    return repeats / (len(memory) - 1)
 
 
 def _labels(counts: IdentityCounts) -> str:
@@ -115,19 +103,39 @@ def _hotpotqa_row(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
     most = max(rows, key=lambda row: row.n_frozen, default=None)
     bound = frozen * FROZEN_THRESHOLD / denominator
     logs = (
-        f"most frozen in any HotpotQA log: {most.n_frozen} (`{most.source}`, of {most.n_with_memory} with memory)"
-        f"{_identity(evidence, most.source)}"
+        f"most frozen in any HotpotQA log ({HARNESS_SETTINGS}): {most.n_frozen} (`{most.source}`, of "
+        f"{most.n_with_memory} with memory){_identity(evidence, most.source)}"
         if most
         else "no HotpotQA log"
     )
     if float(avg) < bound:
+        # The bound holds whatever the similarity; the logs' counts do not, so their sentence names its settings.
         reason = (
             f"arithmetically impossible: {frozen} tasks with RRR >= {FROZEN_THRESHOLD} put the mean over "
-            f"{denominator} tasks at >= {frozen} x {FROZEN_THRESHOLD} / {denominator} = {bound:.2f}, not {avg}; and "
-            f"no HotpotQA log has {frozen} frozen tasks"
+            f"{denominator} tasks at >= {frozen} x {FROZEN_THRESHOLD} / {denominator} = {bound:.2f}, not {avg}"
         )
+        if most is not None:
+            reason += f"; and {_hotpotqa_counts(frozen, rows, most, evidence.tasks.get(most.source, []))}"
         return _check(claim, logs, "differs", reason)
     return _table1_row(claim, next((row for row in rows if row.n_frozen == frozen), None))
+
+
+def _hotpotqa_counts(
+    frozen: int, rows: Sequence[SourceAudit], most: SourceAudit, tasks: Sequence[PublishedTask]
+) -> str:
+    """Which HotpotQA log has the paper's frozen count at the harness's similarity, and what the log with the most
+    frozen has with autojunk off: the setting that moves HotpotQA's long reflections most."""
+    having = [row.source for row in rows if row.n_frozen == frozen]
+    found = (
+        f"{', '.join(f'`{source}`' for source in having)} {'has' if len(having) == 1 else 'have'}"
+        if having
+        else "no HotpotQA log has"
+    )
+    sentence = f"at the harness's similarity ({HARNESS_SETTINGS}) {found} {frozen} frozen tasks"
+    if not tasks:
+        return sentence
+    unjunked = len(frozen_rrrs([task.reflections for task in tasks], autojunk=False))
+    return f"{sentence}, a count that rests on unstated settings: with autojunk off `{most.source}` has {unjunked}"
 
 
 def _denominator_of(row: SourceAudit | None, denominator: int) -> str | None:

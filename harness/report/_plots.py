@@ -86,7 +86,8 @@ def _tick_labels(conditions: Sequence[ReportCondition], counts: Sequence[int] | 
 
 
 def _frozen_line(axes: Axes, frozen_threshold: float) -> None:
-    axes.axhline(frozen_threshold, ls="--", lw=1, color="tab:red", label=f"frozen threshold (RRR = {frozen_threshold:g})")
+    label = f"frozen threshold (RRR = {frozen_threshold:g})"
+    axes.axhline(frozen_threshold, ls="--", lw=1, color="tab:red", label=label)
 
 
 def plot_rrr_distribution(

@@ -82,6 +82,7 @@ def test_the_semantic_tables_frozen_follows_metrics_frozen_threshold(
     for condition in report.conditions:
         rated = [t for t in condition.tasks if t.semantic_rrr is not None]
         assert condition.comparison.n_frozen == table[condition.label]
-        assert condition.comparison.n_frozen_semantic == sum(t.semantic_rrr >= 0.6 for t in rated)  # type: ignore[operator]
+        semantic_frozen = sum(t.semantic_rrr >= 0.6 for t in rated)  # type: ignore[operator]
+        assert condition.comparison.n_frozen_semantic == semantic_frozen
     sentence = render_markdown(Document("report", [semantic_section(report)]))
     assert "frozen: semantic RRR >= 0.6, as for RRR (difflib ratio >= 0.85)" in sentence
