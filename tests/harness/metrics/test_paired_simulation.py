@@ -4,7 +4,7 @@ and hold their false-positive rate near alpha on a null.
 Each simulated study has N_TASKS tasks, each with a latent difficulty d ~ Normal(0, 1) shared by both conditions
 (what makes the data paired). Per task, on the logit scale, shifted by -d:
 - solved, one repeat: won with probability expit(logit(p) - d); McNemar's exact test. Planted: p 0.25 (control)
-  vs 0.75 (condition) for the median task (at 0.3 vs 0.7 McNemar's power over 30 tasks was 0.775, below 0.80).
+  vs 0.75 (condition) for the median task (at 0.3 vs 0.7 McNemar's power over 30 tasks is 0.73, below 0.80: test_mcnemar_power.py).
 - solved, three repeats: the share of three such draws; the paired permutation test (what `paired_difference` uses
   once repeats make solved a share). Same planted p.
 - RRR: 4 reflections after the first, each repeating with probability expit(logit(q) - d); share repeated.
