@@ -34,14 +34,12 @@ def is_blank(reflection: str) -> bool:
 def similarity(reflection: str, earlier: str) -> float:
     """difflib's ratio at its defaults, with the later reflection first: a documented choice the study leaves unstated.
 
-    A blank reflection (`is_blank`) is similar to nothing, 0: difflib gives two empty strings 1.0 and two runs of
-    whitespace a high ratio, which would count a reflector's silence as repetition and freeze its memory.
-
-    The order matters: autojunk (on, difflib's default) drops characters that are frequent in the *second* string
-    once it has 200 or more characters, so ratio(a, b) and ratio(b, a) can differ widely for long texts. Measured on
-    the published logs (harness/audit/paper.py): arguments swapped, ALFWorld's frozen tasks go 16 -> 15, WebShop's
-    55 -> 56 and HotpotQA's (its log with the most) 34 -> 32; autojunk off, WebShop 55 -> 57, HumanEval 4 -> 5 and
-    HotpotQA 34 -> 48.
+    A blank reflection (`is_blank`) is similar to nothing, 0: difflib gives two empty strings 1.0, which would count a
+    reflector's silence as repetition and freeze its memory. The order matters: autojunk (on, difflib's default) drops
+    characters that are frequent in the *second* string once it has 200 or more characters, so the two orders' ratios
+    can differ widely for long texts. Measured on the published logs (harness/audit/paper.py): arguments swapped,
+    ALFWorld's frozen tasks go 16 -> 15, WebShop's 55 -> 56 and HotpotQA's (its log with the most) 34 -> 32; autojunk
+    off, WebShop 55 -> 57, HumanEval 4 -> 5 and HotpotQA 34 -> 48.
     """
     if is_blank(reflection) or is_blank(earlier):
         return 0.0
@@ -107,8 +105,7 @@ def _nearest_earlier(memory: tuple[str, ...]) -> tuple[tuple[int, float] | None,
     """(index, similarity) of each reflection's most similar earlier one. Remembered per process: a report asks for
     the same memories' ratios for its metrics, effects, threshold curves and page. Exact, but cheaper than every
     ratio: quick_ratio() bounds ratio() from above, so candidates are tried from the highest bound down and the search
-    stops once no bound can beat the best. A blank reflection is similar to nothing (`similarity`): it is not a
-    candidate, and a blank later one, like one similar to nothing, matches the first at 0."""
+    stops once no bound can beat the best. A blank reflection is no candidate (`similarity`: similar to nothing)."""
     matchers = []
     for earlier in memory[:-1]:
         matcher = difflib.SequenceMatcher(None)
