@@ -8,7 +8,7 @@ from harness.audit.audit_model import AuditReport
 from harness.audit.identity_markdown import identity_section
 from harness.audit.semantic_markdown import semantic_section
 from harness.audit.source_audit import AuditSpearman, SourceAudit
-from harness.audit.paper_claims import verdict_counts
+from harness.audit.paper_claims import PaperClaim, verdict_counts
 from harness.audit.threshold_curves import CURVE_RULE
 from harness.domains.alfworld.identity import IDENTITY_NOTE
 from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, MentionCounts
@@ -196,6 +196,11 @@ def mention_section(report: AuditReport) -> Section:
 PAPER_HEADER = ["figure", "the paper", "the logs", "verdict", "why"]
 
 
+def _quote(claim: PaperClaim) -> list[Part]:
+    """Where the paper states a figure: its sentence or row, then each place it states it again."""
+    return [f"{claim.topic} ({claim.source}): ", Text(claim.text), *(Text(f" Again: {r}") for r in claim.restated)]
+
+
 def paper_section(report: AuditReport) -> Section:
     """Every figure of the paper the logs speak to, recomputed, with its verdict; then where the paper says it."""
     counts = verdict_counts(report.paper)
@@ -207,7 +212,7 @@ def paper_section(report: AuditReport) -> Section:
         " (where each was read is said there); the rest is computed at every run.",
     )
     rows = [[c.claim.topic, c.claim.figure, c.logs, Strong(c.verdict), c.reason] for c in report.paper]
-    quotes = BulletList([[f"{c.claim.topic} ({c.claim.source}): ", Text(c.claim.text)] for c in report.paper])
+    quotes = BulletList([_quote(c.claim) for c in report.paper])
     return Section(
         "The paper against its logs", [summary, Table(PAPER_HEADER, rows), Paragraph("Where the paper says it:"), quotes]
     )

@@ -34,6 +34,10 @@ class PaperClaim(BaseModel):
     figure: str = Field(description="The figure as the paper states it.")
     source: str = Field(description="Key of `sources`: where the text below was read.")
     text: str = Field(description="The sentence or table row, verbatim.")
+    restated: list[str] = Field(
+        default_factory=list,
+        description="Where the paper states the same figure again, verbatim: one figure is one claim with one verdict.",
+    )
     values: dict[str, Any] = Field(description="The figure's numbers, as printed, for the check.")
 
 

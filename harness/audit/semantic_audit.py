@@ -15,6 +15,7 @@ from harness.metrics.semantic import (
     EmbeddingStats,
     RepetitionComparison,
     TaskRepetition,
+    blank_rows_zeroed,
     compare_repetition,
     semantic_repetition_rate,
 )
@@ -55,7 +56,9 @@ def semantic_source_audit(
             task_id=task.task_id,
             reflections=len(task.reflections),
             rrr=figures.rrr,
-            semantic_rrr=semantic_repetition_rate(cache.embed(task.reflections), threshold),
+            semantic_rrr=semantic_repetition_rate(
+                blank_rows_zeroed(cache.embed(task.reflections), task.reflections), threshold
+            ),
         )
         for task, figures in zip(tasks, rated, strict=True)
     ]

@@ -26,14 +26,23 @@ FROZEN_THRESHOLD = 0.5
 MentionVariant = Literal["strict", "normalized"]
 
 
+def is_blank(reflection: str) -> bool:
+    """Empty or whitespace only: a vacuous reflection, which says nothing and so repeats nothing."""
+    return not reflection.strip()
+
+
 def similarity(reflection: str, earlier: str) -> float:
     """difflib's ratio at its defaults, with the later reflection first: a documented choice the study leaves unstated.
 
-    The order matters: autojunk (on, difflib's default) drops characters that are frequent in the *second* string
-    once it has 200 or more characters, so ratio(a, b) and ratio(b, a) can differ widely for long texts. Measured on
-    the published logs (harness/audit/paper.py): arguments swapped, ALFWorld's frozen tasks go 16 -> 15 and
-    WebShop's 55 -> 56; autojunk off, WebShop 55 -> 57 and HumanEval 4 -> 5.
+    A blank reflection (`is_blank`) is similar to nothing, 0: difflib gives two empty strings 1.0, which would count a
+    reflector's silence as repetition and freeze its memory. The order matters: autojunk (on, difflib's default) drops
+    characters that are frequent in the *second* string once it has 200 or more characters, so the two orders' ratios
+    can differ widely for long texts. Measured on the published logs (harness/audit/paper.py): arguments swapped,
+    ALFWorld's frozen tasks go 16 -> 15, WebShop's 55 -> 56 and HotpotQA's (its log with the most) 34 -> 32; autojunk
+    off, WebShop 55 -> 57, HumanEval 4 -> 5 and HotpotQA 34 -> 48.
     """
+    if is_blank(reflection) or is_blank(earlier):
+        return 0.0
     return difflib.SequenceMatcher(None, reflection, earlier).ratio()
 
 
@@ -96,16 +105,17 @@ def _nearest_earlier(memory: tuple[str, ...]) -> tuple[tuple[int, float] | None,
     """(index, similarity) of each reflection's most similar earlier one. Remembered per process: a report asks for
     the same memories' ratios for its metrics, effects, threshold curves and page. Exact, but cheaper than every
     ratio: quick_ratio() bounds ratio() from above, so candidates are tried from the highest bound down and the search
-    stops once no bound can beat the best."""
+    stops once no bound can beat the best. A blank reflection is no candidate (`similarity`: similar to nothing)."""
     matchers = []
     for earlier in memory[:-1]:
         matcher = difflib.SequenceMatcher(None)
         matcher.set_seq2(earlier)  # SequenceMatcher indexes its second string once
         matchers.append(matcher)
+    blank = [is_blank(reflection) for reflection in memory]
     matches: list[tuple[int, float] | None] = [None] * min(len(memory), 1)
     for i in range(1, len(memory)):
         bounds = []
-        for j in range(i):
+        for j in [] if blank[i] else [j for j in range(i) if not blank[j]]:
             matchers[j].set_seq1(memory[i])
             bounds.append((-matchers[j].quick_ratio(), j))
         best: tuple[int, float] | None = None
@@ -115,7 +125,8 @@ def _nearest_earlier(memory: tuple[str, ...]) -> tuple[tuple[int, float] | None,
             ratio = matchers[j].ratio()
             if best is None or ratio > best[1] or (ratio == best[1] and j < best[0]):
                 best = (j, ratio)
-        matches.append(best)
+        # Similar to nothing: every earlier one ties at 0, and ties go to the earliest.
+        matches.append(best if best is not None and best[1] > 0 else (0, 0.0))
     return tuple(matches)
 
 

@@ -35,6 +35,10 @@ N_RESAMPLES = 9999
 SEED = 0
 """Seed of both: the same records give the same interval and p."""
 
+ZERO_DIFFERENCE = 1e-9
+"""A sum of paired differences within this share of the sum of their sizes is 0: shares such as 1/3 sum to 0 only up
+to rounding (1.5e-17), far below the smallest nonzero sum shares can make."""
+
 MIN_TASKS_FOR_INTERVAL = 3
 """Below this many paired tasks the bootstrap distribution has too few distinct means to give an interval."""
 
@@ -96,12 +100,14 @@ def _mean_statistic(sample: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def paired_permutation_p(differences: Sequence[float], n_resamples: int = N_RESAMPLES, seed: int = SEED) -> float:
-    """Two-sided p of the mean difference under random sign flips; 1 when every difference is 0, or for one task
-    (its two signs are equally extreme; scipy refuses a single observation)."""
+    """Two-sided p of the mean difference under random sign flips; 1 when the mean difference is 0 (every sign
+    pattern is as extreme: scipy's tie tolerance is relative to the observed mean, so at 0 the rounding noise of the
+    resampled means would decide the ties), or for one task (its two signs are equally extreme; scipy refuses a
+    single observation)."""
     from scipy.stats import permutation_test
 
     values = np.asarray(differences, dtype=float)
-    if len(values) < 2 or not np.any(values):
+    if len(values) < 2 or abs(values.sum()) <= ZERO_DIFFERENCE * np.abs(values).sum():
         return 1.0
     # With one sample, permutation_type="samples" flips the sign of each paired difference (x - y against y - x).
     result = permutation_test(

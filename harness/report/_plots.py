@@ -18,7 +18,6 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from harness.metrics.core import FROZEN_THRESHOLD
 from harness.records.whole_file import replacing
 from harness.report._combine import ReportCondition
 from harness.report._semantic import SemanticCondition
@@ -86,12 +85,15 @@ def _tick_labels(conditions: Sequence[ReportCondition], counts: Sequence[int] | 
     return labels if counts is None else [f"{label}\n(n = {n})" for label, n in zip(labels, counts)]
 
 
-def _frozen_line(axes: Axes) -> None:
-    axes.axhline(FROZEN_THRESHOLD, ls="--", lw=1, color="tab:red", label=f"frozen threshold (RRR = {FROZEN_THRESHOLD})")
+def _frozen_line(axes: Axes, frozen_threshold: float) -> None:
+    label = f"frozen threshold (RRR = {frozen_threshold:g})"
+    axes.axhline(frozen_threshold, ls="--", lw=1, color="tab:red", label=label)
 
 
-def plot_rrr_distribution(conditions: Sequence[ReportCondition], path: Path) -> Path:
-    """Box plot with every task's RRR jittered on top, one column per condition."""
+def plot_rrr_distribution(
+    conditions: Sequence[ReportCondition], path: Path, frozen_threshold: float
+) -> Path:
+    """Box plot with every task's RRR jittered on top, one column per condition; the report's frozen threshold."""
     figure = _figure(len(conditions))
     axes = figure.add_subplot()
     values = [[t.rrr for t in c.tasks if t.rrr is not None] for c in conditions]
@@ -107,7 +109,7 @@ def plot_rrr_distribution(conditions: Sequence[ReportCondition], path: Path) -> 
             continue
         jitter = rng.uniform(-0.15, 0.15, len(rrr))
         axes.scatter(position + jitter, rrr, s=24, alpha=0.7, color="tab:blue", zorder=3)
-    _frozen_line(axes)
+    _frozen_line(axes, frozen_threshold)
     axes.scatter([], [], s=24, alpha=0.7, color="tab:blue", label="one task")
     axes.set_xticks(positions, _tick_labels(conditions, [len(v) for v in values]))
     axes.set_xlim(0.4, len(conditions) + 0.6)
@@ -119,7 +121,9 @@ def plot_rrr_distribution(conditions: Sequence[ReportCondition], path: Path) -> 
     return _save(figure, path)
 
 
-def plot_rrr_vs_trials(conditions: Sequence[ReportCondition], path: Path) -> Path:
+def plot_rrr_vs_trials(
+    conditions: Sequence[ReportCondition], path: Path, frozen_threshold: float
+) -> Path:
     """Each task's RRR against the trials it played; filled when solved, hollow when the budget ran out."""
     figure = _figure(len(conditions))
     axes = figure.add_subplot()
@@ -142,11 +146,11 @@ def plot_rrr_vs_trials(conditions: Sequence[ReportCondition], path: Path) -> Pat
             )
         label = f"{_shown(c.label)} (n = {len(rated)})"
         handles.append(Line2D([], [], ls="", marker=marker, color=color, label=label))
-    _frozen_line(axes)
+    _frozen_line(axes, frozen_threshold)
     handles += [
         Line2D([], [], ls="", marker="o", color="grey", label="filled: solved"),
         Line2D([], [], ls="", marker="o", color="grey", markerfacecolor="none", label="hollow: unsolved (all trials)"),
-        Line2D([], [], ls="--", lw=1, color="tab:red", label=f"frozen threshold (RRR = {FROZEN_THRESHOLD})"),
+        Line2D([], [], ls="--", lw=1, color="tab:red", label=f"frozen threshold (RRR = {frozen_threshold:g})"),
     ]
     # Whole trials only: the shifts above must not turn into fractional ticks.
     most = max((t.trials for c in conditions for t in c.tasks), default=1)
@@ -195,7 +199,9 @@ def plot_solved_and_mention(
     return _save(figure, path)
 
 
-def plot_semantic_vs_rrr(conditions: Sequence[SemanticCondition], path: Path) -> Path:
+def plot_semantic_vs_rrr(
+    conditions: Sequence[SemanticCondition], path: Path, frozen_threshold: float
+) -> Path:
     """Each task's semantic RRR against its difflib RRR, one marker per condition; off-diagonal quadrants disagree."""
     figure = _figure(len(conditions))
     axes = figure.add_subplot()
@@ -217,11 +223,11 @@ def plot_semantic_vs_rrr(conditions: Sequence[SemanticCondition], path: Path) ->
         label = f"{_shown(c.label)} (n = {len(points)})"
         handles.append(Line2D([], [], ls="", marker=marker, color=color, label=label))
     axes.plot([0, 1], [0, 1], ls=":", lw=1, color="grey")
-    axes.axvline(FROZEN_THRESHOLD, ls="--", lw=1, color="tab:red")
-    axes.axhline(FROZEN_THRESHOLD, ls="--", lw=1, color="tab:red")
+    axes.axvline(frozen_threshold, ls="--", lw=1, color="tab:red")
+    axes.axhline(frozen_threshold, ls="--", lw=1, color="tab:red")
     handles += [
         Line2D([], [], ls=":", lw=1, color="grey", label="equal rates"),
-        Line2D([], [], ls="--", lw=1, color="tab:red", label=f"frozen threshold ({FROZEN_THRESHOLD}) of each rule"),
+        Line2D([], [], ls="--", lw=1, color="tab:red", label=f"frozen threshold ({frozen_threshold:g}) of each rule"),
     ]
     axes.set_xlim(-0.05, 1.05)
     axes.set_ylim(-0.05, 1.05)

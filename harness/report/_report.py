@@ -95,14 +95,17 @@ def write_formats(
     conditions = combine(runs)
     if not conditions:
         raise ReportInputError(f"the runs {', '.join(r.name for r in runs)} hold no condition to report.")
+    thresholds = report_thresholds(runs)
     # Semantic RRR reads the records and can refuse them: done before anything is written.
-    semantic = None if embeddings is None else semantic_report(runs, conditions, embeddings, semantic_threshold)
+    semantic = (
+        None if embeddings is None else semantic_report(runs, conditions, embeddings, semantic_threshold, thresholds)
+    )
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    curves = condition_curves(runs, conditions, report_thresholds(runs))
+    curves = condition_curves(runs, conditions, thresholds)
     documents = [f for f in formats if f in DOCUMENT_FORMATS]
     if documents:
-        _plot(conditions, semantic, curves, out_dir)
+        _plot(conditions, semantic, curves, thresholds.frozen_threshold, out_dir)
     table = as_condition_reports(conditions)
     fisher = pairwise_fisher([(c.label, c.totals.solved, c.totals.tasks) for c in conditions])
     effects = report_effects(runs, conditions)
@@ -138,14 +141,15 @@ def _plot(
     conditions: Sequence[ReportCondition],
     semantic: SemanticReport | None,
     curves: Sequence[ThresholdCurves],
+    frozen_threshold: float,
     out_dir: Path,
 ) -> None:
-    plot_rrr_distribution(conditions, out_dir / RRR_DISTRIBUTION)
-    plot_rrr_vs_trials(conditions, out_dir / RRR_VS_TRIALS)
+    plot_rrr_distribution(conditions, out_dir / RRR_DISTRIBUTION, frozen_threshold)
+    plot_rrr_vs_trials(conditions, out_dir / RRR_VS_TRIALS, frozen_threshold)
     plot_solved_and_mention(conditions, [condition_shares(c) for c in conditions], out_dir / SOLVED_AND_MENTION)
     optional = [(SEMANTIC_VS_RRR, semantic is not None), (THRESHOLD_CURVES, bool(curves))]
     if semantic is not None:
-        plot_semantic_vs_rrr(semantic.conditions, out_dir / SEMANTIC_VS_RRR)
+        plot_semantic_vs_rrr(semantic.conditions, out_dir / SEMANTIC_VS_RRR, frozen_threshold)
     if curves:
         plot_threshold_curves(curves, out_dir / THRESHOLD_CURVES, "Frozen share of tasks per condition")
     for name, drawn in optional:  # an earlier report's (with --semantic, say): this report shows no such plot

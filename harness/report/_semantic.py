@@ -1,7 +1,7 @@
 """Semantic RRR of a report's conditions, beside difflib's: each task's reflections read back from trials.jsonl.
 
-metrics.json holds each task's RRR but not its reflections, so the texts come from the records, and a
-task whose record count disagrees with its metrics is refused rather than compared on other data.
+metrics.json holds each task's RRR but not its reflections, so the texts come from the records. Like RRR, a task's
+semantic RRR is measured per repeat's chain and pooled as the mean over its chains (harness.metrics.repeats).
 """
 
 from __future__ import annotations
@@ -14,13 +14,15 @@ from harness.records import TRIALS_FILE, TrialRecord
 from harness.report._combine import ReportCondition
 from harness.report._runs import ReportInputError, RunData
 from harness.metrics.run import ConditionReport
+from harness.metrics.thresholds import Thresholds
 from harness.metrics.semantic import (
     EmbeddingCache,
     EmbeddingStats,
     RepetitionComparison,
     TaskRepetition,
+    blank_rows_zeroed,
     compare_repetition,
-    semantic_repetition_rate,
+    pooled_semantic_rate,
 )
 
 
@@ -35,28 +37,31 @@ class SemanticCondition(BaseModel):
 
 
 class SemanticReport(BaseModel):
-    """The report's semantic section: the rule's threshold, what embedding cost, and every condition."""
+    """The report's semantic section: the rule's threshold, difflib's, what embedding cost, and every condition."""
 
     model_config = ConfigDict(frozen=True)
 
     threshold: float = Field(description="Cosine similarity at or above which a reflection repeats an earlier one.")
+    thresholds: Thresholds = Field(description="The report's RRR and frozen thresholds, as its condition table's.")
     embedding: EmbeddingStats
     conditions: list[SemanticCondition] = Field(description="In the report's condition order.")
 
 
-def _memories(records: Sequence[TrialRecord], part: ConditionReport) -> dict[str, list[str]]:
-    """Each task's reflections in trial order, from the records of one run's condition under its models."""
+def _chains(records: Sequence[TrialRecord], part: ConditionReport) -> dict[str, list[list[str]]]:
+    """Each task's chains (one per repeat), each its reflections in trial order, from the records of one run's
+    condition under its models: kept apart, as the run's metrics measure them, so that one chain's reflections are
+    never read as repeats of another's."""
     mine = [
         r
         for r in records
         if (r.condition, r.actor_model, r.reflector_model) == (part.condition, part.actor_model, part.reflector_model)
     ]
-    memories: dict[str, list[str]] = {}
-    for record in sorted(mine, key=lambda r: r.trial):
-        memories.setdefault(record.task_id, [])
+    chains: dict[str, dict[int, list[str]]] = {}
+    for record in sorted(mine, key=lambda r: (r.repeat, r.trial)):
+        chain = chains.setdefault(record.task_id, {}).setdefault(record.repeat, [])
         if record.reflection is not None:
-            memories[record.task_id].append(record.reflection)
-    return memories
+            chain.append(record.reflection)
+    return {task: list(by_repeat.values()) for task, by_repeat in chains.items()}
 
 
 def _part(run: RunData, condition: ReportCondition) -> ConditionReport:
@@ -73,27 +78,33 @@ def _run_tasks(
     run: RunData, records: Sequence[TrialRecord], condition: ReportCondition, cache: EmbeddingCache, threshold: float
 ) -> list[TaskRepetition]:
     part = _part(run, condition)
-    memories = _memories(records, part)
+    chains = _chains(records, part)
     pooled = len(condition.runs) > 1
     tasks = []
     for task in part.tasks:
         # The run's metrics describe these records (harness.report._runs recomputes them otherwise).
-        memory = memories.get(task.task_id, [])
+        embedded = [blank_rows_zeroed(cache.embed(chain), chain) for chain in chains.get(task.task_id, [])]
         tasks.append(
             TaskRepetition(
                 task_id=f"{run.name}: {task.task_id}" if pooled else task.task_id,
                 reflections=task.reflections,
                 rrr=task.rrr,
-                semantic_rrr=semantic_repetition_rate(cache.embed(memory), threshold),
+                semantic_rrr=pooled_semantic_rate(embedded, threshold),
+                frozen_threshold=run.metrics.thresholds.frozen_threshold,
             )
         )
     return tasks
 
 
 def semantic_report(
-    runs: Sequence[RunData], conditions: Sequence[ReportCondition], cache: EmbeddingCache, threshold: float
+    runs: Sequence[RunData],
+    conditions: Sequence[ReportCondition],
+    cache: EmbeddingCache,
+    threshold: float,
+    thresholds: Thresholds,
 ) -> SemanticReport:
-    """Both rules over every condition of the report, in the report's order."""
+    """Both rules over every condition of the report, in the report's order; each task frozen at its run's
+    `metrics.frozen_threshold`, as the condition table counts it. `thresholds`: the report's, for its sentence."""
     records = {run.name: run.records for run in runs}
     missing = [run.name for run in runs if not records[run.name]]
     if missing:
@@ -111,4 +122,6 @@ def semantic_report(
             for task in _run_tasks(by_name[name], records[name], condition, cache, threshold)
         ]
         result.append(SemanticCondition(label=condition.label, tasks=tasks, comparison=compare_repetition(tasks)))
-    return SemanticReport(threshold=threshold, embedding=cache.stats, conditions=result)
+    return SemanticReport(
+        threshold=threshold, thresholds=thresholds, embedding=cache.stats, conditions=result
+    )

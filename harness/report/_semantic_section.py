@@ -21,9 +21,9 @@ def semantic_section(semantic: SemanticReport) -> Section:
     rows = [[c.label, *comparison_cells(c.comparison)] for c in conditions]
     blocks: list[Block] = [
         Paragraph(
-            f"{rule_sentence(semantic.threshold, stats.model)} {stats.distinct} distinct reflections: {stats.embedded} "
-            f"embedded for this report in {stats.embed_seconds:.1f} s, {stats.distinct - stats.embedded} read from "
-            "the embedding cache."
+            f"{rule_sentence(semantic.threshold, stats.model, semantic.thresholds)} {stats.distinct} distinct "
+            f"reflections: {stats.embedded} embedded for this report in {stats.embed_seconds:.1f} s, "
+            f"{stats.distinct - stats.embedded} read from the embedding cache."
         ),
         Table(["condition", *COMPARISON_HEADER], rows),
         Paragraph(f"Tasks frozen by one rule and not the other: {len(disagreements)}."),

@@ -22,7 +22,13 @@ from harness.metrics.semantic._markdown import (
 )
 from harness.metrics.semantic._model import Embedder, SemanticExtraMissing, load_embedder
 from harness.metrics.semantic._options import add_semantic_options, semantic_cache
-from harness.metrics.semantic._rrr import SEMANTIC_THRESHOLD, max_earlier_cosines, semantic_repetition_rate
+from harness.metrics.semantic._rrr import (
+    SEMANTIC_THRESHOLD,
+    blank_rows_zeroed,
+    max_earlier_cosines,
+    pooled_semantic_rate,
+    semantic_repetition_rate,
+)
 
 __all__ = [
     "COMPARISON_HEADER",
@@ -36,6 +42,7 @@ __all__ = [
     "SemanticExtraMissing",
     "TaskRepetition",
     "add_semantic_options",
+    "blank_rows_zeroed",
     "compare_repetition",
     "comparison_cells",
     "disagreement_rows",
@@ -43,6 +50,7 @@ __all__ = [
     "markdown_table",
     "max_earlier_cosines",
     "open_model_cache",
+    "pooled_semantic_rate",
     "rule_sentence",
     "semantic_cache",
     "semantic_repetition_rate",

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.metrics.core import is_frozen
+from harness.metrics.core import FROZEN_THRESHOLD, is_frozen
 
 
 class TaskRepetition(BaseModel):
@@ -18,14 +18,21 @@ class TaskRepetition(BaseModel):
     reflections: int = Field(ge=0, description="Reflections in its memory.")
     rrr: float | None = Field(description="difflib RRR; None below two reflections.")
     semantic_rrr: float | None = Field(description="Semantic RRR; None below two reflections.")
+    frozen_threshold: float = Field(
+        FROZEN_THRESHOLD,
+        gt=0,
+        le=1,
+        description="Frozen at this rate or more, under both rules: the run's metrics.frozen_threshold, so the "
+        "semantic table's difflib count is the condition table's.",
+    )
 
     @property
     def frozen(self) -> bool:
-        return is_frozen(self.rrr)
+        return is_frozen(self.rrr, self.frozen_threshold)
 
     @property
     def semantic_frozen(self) -> bool:
-        return is_frozen(self.semantic_rrr)
+        return is_frozen(self.semantic_rrr, self.frozen_threshold)
 
 
 class RepetitionComparison(BaseModel):
@@ -36,8 +43,8 @@ class RepetitionComparison(BaseModel):
     n_with_rrr: int = Field(ge=0, description="Tasks with at least two reflections: both rates are defined.")
     mean_rrr: float | None = Field(description="Mean difflib RRR over them; None without one.")
     mean_semantic_rrr: float | None = Field(description="Mean semantic RRR over them; None without one.")
-    n_frozen: int = Field(ge=0, description="Frozen by difflib RRR (>= 0.5).")
-    n_frozen_semantic: int = Field(ge=0, description="Frozen by semantic RRR (>= 0.5).")
+    n_frozen: int = Field(ge=0, description="Frozen by difflib RRR (>= each task's frozen threshold).")
+    n_frozen_semantic: int = Field(ge=0, description="Frozen by semantic RRR (>= each task's frozen threshold).")
     n_frozen_both: int = Field(ge=0, description="Frozen by both.")
     frozen_agreement: float | None = Field(
         description="Share of the tasks with both rates on which the two frozen verdicts agree; None without one."

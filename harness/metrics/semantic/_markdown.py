@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD
 from harness.metrics.semantic._compare import RepetitionComparison
+from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
 
 NOT_AVAILABLE = "n/a"
 
@@ -23,13 +23,13 @@ def _number(value: float | None) -> str:
     return NOT_AVAILABLE if value is None else f"{value:.2f}"
 
 
-def rule_sentence(threshold: float, model: str) -> str:
-    """What semantic RRR is, next to RRR, and the model whose embeddings it compared."""
+def rule_sentence(threshold: float, model: str, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> str:
+    """What semantic RRR is, next to RRR at `thresholds` (difflib's), and the model whose embeddings it compared."""
     return (
         f"Semantic RRR: the share of reflections after the first whose cosine similarity to some earlier reflection "
         f"of the same task is >= {threshold}, with sentence embeddings of {model}; frozen: semantic RRR >= "
-        f"{FROZEN_THRESHOLD}, as for RRR (difflib ratio >= {SIMILARITY_THRESHOLD}). Both are defined, and averaged, "
-        "over tasks with at least two reflections only."
+        f"{thresholds.frozen_threshold:g}, as for RRR (difflib {thresholds.repeat_rule}). Both are defined, and "
+        "averaged, over tasks with at least two reflections only."
     )
 
 

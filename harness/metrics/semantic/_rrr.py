@@ -5,7 +5,11 @@ Pure functions over embedding vectors; embedding the texts is `harness.metrics.s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+
+from harness.metrics.core import is_blank
 
 SEMANTIC_THRESHOLD = 0.975
 """A reflection repeats an earlier one when their cosine similarity (all-MiniLM-L6-v2) is at least this.
@@ -23,6 +27,17 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to length 1, so a dot product is a cosine; a zero row stays zero (cosine 0 to everything)."""
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return np.divide(vectors, norms, out=np.zeros_like(vectors, dtype=float), where=norms > 0)
+
+
+def blank_rows_zeroed(vectors: np.ndarray, memory: Sequence[str]) -> np.ndarray:
+    """`vectors` (one row per reflection of `memory`) with the rows of blank reflections zero: cosine 0 to
+    everything, so a blank reflection repeats nothing, as under difflib's rule (harness.metrics.core.is_blank); a
+    model gives two empty strings one vector, cosine 1."""
+    rows = np.array(vectors, dtype=float)
+    blank = [is_blank(reflection) for reflection in memory]
+    if any(blank):
+        rows[np.asarray(blank)] = 0.0
+    return rows
 
 
 def max_earlier_cosines(vectors: np.ndarray) -> list[float]:
@@ -43,3 +58,14 @@ def semantic_repetition_rate(vectors: np.ndarray, threshold: float = SEMANTIC_TH
         return None
     earlier = max_earlier_cosines(vectors)
     return sum(cosine >= threshold for cosine in earlier) / len(earlier)
+
+
+def pooled_semantic_rate(chains: Sequence[np.ndarray], threshold: float = SEMANTIC_THRESHOLD) -> float | None:
+    """Semantic RRR of a task played as several chains (experiment.repeats), one embedding array per chain.
+
+    Each chain is measured on its own and the task's rate is the mean over the chains where it is defined, as
+    difflib's RRR is pooled (harness.metrics.repeats): one chain's reflections never count as repeats of another's.
+    None when no chain has two reflections.
+    """
+    rates = [rate for chain in chains if (rate := semantic_repetition_rate(chain, threshold)) is not None]
+    return sum(rates) / len(rates) if rates else None

@@ -22,6 +22,7 @@ from harness.metrics.semantic import (
     compare_repetition,
     load_embedder,
     max_earlier_cosines,
+    pooled_semantic_rate,
     semantic_repetition_rate,
     text_key,
 )
@@ -43,6 +44,12 @@ def test_semantic_rrr_is_undefined_below_two_reflections_and_a_zero_vector_repea
     assert semantic_repetition_rate(np.zeros((0, 3))) is None
     assert semantic_repetition_rate(np.array([[1.0, 0.0]])) is None
     assert semantic_repetition_rate(np.array([[1.0, 0.0], [0.0, 0.0]])) == 0.0
+
+
+def test_semantic_rrr_of_repeats_is_the_mean_over_the_chains_where_it_is_defined() -> None:
+    repeating, new, alone = np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 1.0]]), np.ones((1, 2))
+    assert pooled_semantic_rate([repeating, new, alone]) == 0.5
+    assert pooled_semantic_rate([alone, np.zeros((0, 0))]) is None
 
 
 def test_the_cache_embeds_each_distinct_text_once_keyed_by_its_hash() -> None:
