@@ -120,8 +120,8 @@ def _recover(store: GateStore) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the log's own warnings: recover() says the same in its sentence
             repaired = store.recover()
-    except OSError:
-        return
+    except (OSError, HarnessError):
+        return  # what cannot be read or repaired (a device or a folder in a file's place) the command itself names
     if repaired:
         print(f"repaired {visible(str(store.path))}: {repaired}.", file=sys.stderr)
 
