@@ -3,14 +3,18 @@ five-condition demo (with its gated condition, as the README plays it), the Hotp
 held-out pair and a two-job sweep. A test that only reads a run takes the fixture; one that changes files in it
 takes `copy_run(fixture)`, never the run itself.
 
-Registered for the whole suite by tests/conftest.py (`pytest_plugins`).
+Registered for the whole suite by tests/conftest.py (`pytest_plugins`). Under pytest-xdist the workers share one
+folder: the first worker to need a run plays it while holding its lock, the others wait and read it.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -60,23 +64,42 @@ def documented_overrides(command: str) -> list[str]:
 
 
 def play(run_dir: Path, *overrides: str, multirun: bool = False) -> Path:
-    """`python run.py <overrides>` into `run_dir` (in this process, no model reachable); fails unless it exits 0."""
-    no_models = run_dir.parent / f"{run_dir.name}-no-models"
-    no_models.mkdir(parents=True)
-    where = f"hydra.sweep.dir={run_dir}" if multirun else f"hydra.run.dir={run_dir}"
-    flags = ["-m"] if multirun else []
-    result = run_in_process(
-        *flags, "progress=false", *overrides, where, env={"REFLEXION_HARNESS_MODEL_DIR": str(no_models)}
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert list(no_models.iterdir()) == [], "a replay assembled or loaded a model"
+    """`python run.py <overrides>` into `run_dir` (in this process, no model reachable); fails unless it exits 0.
+    Played once per test session, whichever worker asks first."""
+    with _held(run_dir.with_name(f"{run_dir.name}.lock")):
+        played = run_dir.with_name(f"{run_dir.name}.played")
+        if played.exists():
+            return run_dir
+        no_models = run_dir.parent / f"{run_dir.name}-no-models"
+        for leftover in (run_dir, no_models):  # from a worker that failed while playing it
+            shutil.rmtree(leftover, ignore_errors=True)
+        no_models.mkdir(parents=True)
+        where = f"hydra.sweep.dir={run_dir}" if multirun else f"hydra.run.dir={run_dir}"
+        flags = ["-m"] if multirun else []
+        result = run_in_process(
+            *flags, "progress=false", *overrides, where, env={"REFLEXION_HARNESS_MODEL_DIR": str(no_models)}
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert list(no_models.iterdir()) == [], "a replay assembled or loaded a model"
+        played.touch()
     return run_dir
+
+
+@contextmanager
+def _held(lock: Path) -> Iterator[None]:
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 @pytest.fixture(scope="session")
 def finished_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The folder the session's finished runs are played into."""
-    return tmp_path_factory.mktemp("finished")
+    """The folder the session's finished runs are played into: one for all xdist workers (their common basetemp)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return tmp_path_factory.mktemp("finished")
+    shared = tmp_path_factory.getbasetemp().parent / "finished"
+    shared.mkdir(exist_ok=True)
+    return shared
 
 
 @pytest.fixture(scope="session")
