@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from pydantic import ValidationError
+
 from harness.llm import ModelConfig
 from harness.llm.naming import model_name
 from harness.records import TrialLog, TrialRecord
@@ -89,6 +92,7 @@ def test_models_are_named_by_config_model_id_and_host_never_a_path_or_key() -> N
 
     assert name(name="qwen2.5-coder-1.5b", backend="llamacpp", model="qwen2.5-coder-1.5b") == "qwen2.5-coder-1.5b"
     assert name(name="gpt-4o-mini", backend="openai", model="gpt-4o-mini") == "gpt-4o-mini @ api.openai.com"
-    secret = name(name="x", backend="openai", model="m", base_url="https://user:sk-secret@llm.example:8443/v1?k=sk")
-    assert secret == "x (m @ llm.example:8443)"
+    assert name(name="x", backend="openai", model="m", base_url="https://llm.example:8443/v1/") == "x (m @ llm.example:8443)"
+    with pytest.raises(ValidationError, match="carries a user:password@ and a query string"):  # never reaches a name
+        name(name="x", backend="openai", model="m", base_url="https://user:sk-secret@llm.example:8443/v1?k=sk")
     assert name(name="x", backend="openai", model="m", base_url="http://[::1]:8000/v1") == "x (m @ [::1]:8000)"
