@@ -26,7 +26,7 @@ from harness.cli.compose import Handed, PreparedRun, PreparedTask, prepare_run
 from harness.cli.sweep_plan import UnknownSweeperError, planned_job_configs, task_config
 from harness.cli.sweep_report import SweepReport
 from harness.errors import ConfigError, HarnessError, fail, visible
-from harness.report.sweep import SweepJob
+from harness.records.sweep_job import SweepJob
 from harness.run.config import validate_config
 from harness.run.preflight import check_store_outside_runs
 from harness.run.resume import check_resumption

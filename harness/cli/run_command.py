@@ -15,6 +15,7 @@ STARTUP_STOP.install()
 
 import logging  # noqa: E402 (after the handlers: loading takes seconds)
 from pathlib import Path  # noqa: E402
+from typing import TYPE_CHECKING  # noqa: E402
 
 import hydra  # noqa: E402
 from hydra.core.hydra_config import HydraConfig  # noqa: E402
@@ -27,9 +28,11 @@ from harness.cli.overrides import preflight  # noqa: E402
 from harness.cli.run_log import setup_logging  # noqa: E402
 from harness.errors import EXIT_INTERRUPTED, HarnessError, RunInterrupted, fail  # noqa: E402
 from harness.run.config_dirs import CONFIG_DIR  # noqa: E402
-from harness.cli.experiment import Experiment  # noqa: E402
 from harness.records.run_dir import remove_created  # noqa: E402
 from harness.run.scenarios.planted_refusal import describe, run_planted_refusal  # noqa: E402
+
+if TYPE_CHECKING:
+    from harness.cli.experiment import Experiment
 
 
 class RunTask:
@@ -67,6 +70,9 @@ def _start(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> tuple[Exper
             outcome = run_planted_refusal(scenario, prepared.config.reflector, prepared.config.experiment.seed, run_dir)
             print(describe(outcome))
             return None, prepared_here
+        # Imported once a run is sure to start: its metrics and report (scipy, matplotlib) cost a refusal seconds.
+        from harness.cli.experiment import Experiment
+
         return Experiment(prepared.config, prepared.domain, run_dir), prepared_here  # closes the domain if it fails
     except HarnessError as error:
         fail(error)

@@ -12,7 +12,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
 from harness.errors import HarnessError
-from harness.report.sweep import SweepJob
+from harness.records.sweep_job import SweepJob
 
 BASIC_SWEEPER = f"{BasicSweeper.__module__}.{BasicSweeper.__name__}"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import atexit
 from pathlib import Path
 
-from harness.report.sweep import SweepJob, write_sweep_report
+from harness.records.sweep_job import SweepJob
 
 
 class SweepReport:
@@ -24,5 +24,8 @@ class SweepReport:
         atexit.register(self.write)
 
     def write(self) -> None:
+        # Imported here: the report's statistics and plots cost every run.py start-up seconds it seldom needs.
+        from harness.report.sweep import write_sweep_report
+
         atexit.unregister(self.write)
         write_sweep_report(self._jobs, self._sweep_dir)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,22 +15,10 @@ from harness.report import REPORT_FILE, write_report
 from harness.report._document import directory_link, report_title
 from harness.report.document import Block, Document, Paragraph, Section, Strong, Table, render_markdown
 from harness.report.html import document_page, write_page
+from harness.records.sweep_job import SweepJob
 from harness.records.config_diff import shaping_changes
 
 FINISHED = "finished"
-
-
-class SweepJob(BaseModel):
-    """One job of the sweep, as planned before it ran."""
-
-    model_config = ConfigDict(frozen=True)
-
-    num: int = Field(description="Hydra's job number (hydra.job.num).")
-    overrides: list[str] = Field(description="The job's values of the swept keys.")
-    directory: Path = Field(description="Its run directory: hydra.sweep.dir / hydra.sweep.subdir.")
-    config: dict[str, Any] | None = Field(
-        None, description="The validated config the job records in its manifest; None when it does not validate."
-    )
 
 
 class JobState(BaseModel):

@@ -11,7 +11,8 @@ from harness.audit.audit_model import AuditReport, SkippedSource
 from harness.audit.source_audit import SourceAudit
 from harness.records import Manifest, TrialLog, write_manifest
 from harness.report import write_report
-from harness.report.sweep import SweepJob, write_sweep_report
+from harness.report.sweep import write_sweep_report
+from harness.records.sweep_job import SweepJob
 from tests.harness.factories import make_record
 from tests.harness.report.html.pages import MUG, write_small_run
 

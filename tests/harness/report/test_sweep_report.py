@@ -13,7 +13,8 @@ from omegaconf import DictConfig
 
 from harness.records import Manifest, TrialLog, write_manifest
 from harness.cli.sweep_plan import UnknownSweeperError, planned_job_configs
-from harness.report.sweep import NO_JOB_OF_THIS_SWEEP, SweepJob, write_sweep_report
+from harness.report.sweep import NO_JOB_OF_THIS_SWEEP, write_sweep_report
+from harness.records.sweep_job import SweepJob
 from tests.harness.factories import make_record
 from tests.runner import ROOT
 
