@@ -102,11 +102,15 @@ TOTALS_COLUMNS = [
     *_over_tasks("mention_normalized"), "identity_reflections",
     *(column for label in IDENTITY_LABELS for column in (*_bounded(label), *_over_tasks(label))), "malformed",
 ]  # fmt: skip
-CONDITION_COLUMNS = ["condition", "actor_model", "reflector_model", "domain", "runs", *TOTALS_COLUMNS]
+CONDITION_COLUMNS = [
+    "condition", "actor_model", "reflector_model", "domain", "runs", "similarity_threshold", "frozen_threshold",
+    *TOTALS_COLUMNS,
+]  # fmt: skip
 
 
 def conditions_data(conditions: Sequence[ReportCondition]) -> DataTable:
-    """One row per condition of the report (pooled over runs as the report pools them), labelled as it is."""
+    """One row per condition of the report (pooled over runs as the report pools them), labelled as it is, with the
+    thresholds it was measured at."""
     rows = [
         {
             "condition": c.label,
@@ -114,6 +118,8 @@ def conditions_data(conditions: Sequence[ReportCondition]) -> DataTable:
             "reflector_model": c.reflector_model,
             "domain": c.domain,
             "runs": "; ".join(c.runs),
+            "similarity_threshold": c.thresholds.similarity_threshold,
+            "frozen_threshold": c.thresholds.frozen_threshold,
             **totals_row(c.totals, c.tasks),
         }
         for c in conditions

@@ -27,9 +27,28 @@ CONDITIONS_HEADER = [
 ]
 
 
-def conditions_header(thresholds: Thresholds) -> list[str]:
-    """The condition table's header, its frozen column named with the rule: "frozen (RRR >= 0.5)"."""
-    return [f"frozen ({thresholds.frozen_rule})" if name == "frozen" else name for name in CONDITIONS_HEADER]
+ROW_THRESHOLDS = "RRR >= its row's metrics.frozen_threshold"
+"""The frozen column's rule when the rows were measured at other thresholds, each row's named in its label."""
+
+
+def conditions_header(thresholds: Thresholds | None) -> list[str]:
+    """The condition table's header, its frozen column named with the rule: "frozen (RRR >= 0.5)"; None: the rows
+    were measured at different thresholds, named in their labels."""
+    rule = thresholds.frozen_rule if thresholds is not None else ROW_THRESHOLDS
+    return [f"frozen ({rule})" if name == "frozen" else name for name in CONDITIONS_HEADER]
+
+
+def _threshold_note(thresholds: Thresholds | None) -> str:
+    if thresholds is None:
+        return (
+            "Frozen: RRR >= the row's metrics.frozen_threshold, over tasks with a defined RRR; a reflection repeats "
+            "an earlier one at the row's metrics.similarity_threshold: the runs were measured at different "
+            "thresholds, so each row is at its own, named in its label, and no row pools two."
+        )
+    return (
+        f"Frozen: {thresholds.frozen_rule} (metrics.frozen_threshold), over tasks with a defined RRR; a reflection "
+        f"repeats an earlier one at {thresholds.repeat_rule} (metrics.similarity_threshold)."
+    )
 
 
 def _ratio(numerator: int, denominator: int) -> str:
@@ -97,11 +116,11 @@ def conditions_table(
     reports: Sequence[ConditionReport],
     mention_notes: Sequence[str],
     identity_notes: Sequence[str] = (),
-    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    thresholds: Thresholds | None = DEFAULT_THRESHOLDS,
 ) -> list[Block]:
     """One row per condition: solved, the task-identity labels, object mention (strict and normalized), average RRR,
     frozen, malformed; under it, `identity_notes` and `mention_notes`: each domain's rules in a sentence, and the
-    thresholds the figures were measured at."""
+    thresholds the figures were measured at (None: the rows' own, which their labels name)."""
     note = " ".join(
         [
             "On task, off task, vacuous: reflections by task-identity label / reflections written, from the tasks",
@@ -113,8 +132,8 @@ def conditions_table(
             "them (share; the same interval over tasks).",
             *(mention_notes or ["(The domain's strict and normalized rules.)"]),
             "Average RRR is over tasks with at least two reflections (count in brackets); RRR is undefined, not 0,",
-            f"below that. Frozen: {thresholds.frozen_rule} (metrics.frozen_threshold), over tasks with a defined RRR;",
-            f"a reflection repeats an earlier one at {thresholds.repeat_rule} (metrics.similarity_threshold).",
+            "below that.",
+            _threshold_note(thresholds),
             "With repeats, a task counts once: its RRR is the mean over its chains, and the shares of chains won and",
             "frozen are means over tasks of each task's share.",
         ]
