@@ -8,8 +8,8 @@ from harness.metrics.curves import CurvePoint, ThresholdCurves
 from harness.metrics.run import ConditionReport
 from harness.metrics.task_bootstrap import BOOTSTRAP_METHOD, CONFIDENCE_LEVEL, MIN_TASKS_FOR_INTERVAL
 from harness.metrics.task_shares import ConditionTaskShares, TaskShare, condition_task_shares
-from harness.records.identity import IDENTITY_LABELS
 from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
+from harness.records.identity import IDENTITY_LABELS
 from harness.report.document import Block, Paragraph, Table
 
 CONDITIONS_HEADER = [
