@@ -17,16 +17,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.metrics.core import SIMILARITY_THRESHOLD, reflection_repetition_rate
-from harness.metrics.paired import (
-    ALPHA,
-    BOOTSTRAP_METHOD,
-    CONFIDENCE_LEVEL,
-    N_RESAMPLES,
-    SEED,
-    PairedDifference,
-    holm_or_none,
-    paired_difference,
-)
+from harness.metrics.paired import ALPHA, PairedDifference, holm_or_none, paired_difference
+from harness.metrics.task_bootstrap import BOOTSTRAP_METHOD, CONFIDENCE_LEVEL, N_RESAMPLES, SEED
 from harness.records import TrialRecord
 
 CONTROL = "self_diagnosis"

@@ -14,7 +14,6 @@ sign pattern (an exact p); above that it draws `n_resamples` of them at random f
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
@@ -22,29 +21,14 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.metrics.fisher import holm
+from harness.metrics.task_bootstrap import CONFIDENCE_LEVEL, N_RESAMPLES, SEED, task_bootstrap
 
 ALPHA = 0.05
 """Significance level of every paired test (on the Holm-adjusted p)."""
 
-CONFIDENCE_LEVEL = 0.95
-"""Coverage of the bootstrap interval of the mean paired difference."""
-
-N_RESAMPLES = 9999
-"""Resamples of the bootstrap and random sign patterns of the permutation test."""
-
-SEED = 0
-"""Seed of both: the same records give the same interval and p."""
-
 ZERO_DIFFERENCE = 1e-9
 """A sum of paired differences within this share of the sum of their sizes is 0: shares such as 1/3 sum to 0 only up
 to rounding (1.5e-17), far below the smallest nonzero sum shares can make."""
-
-MIN_TASKS_FOR_INTERVAL = 3
-"""Below this many paired tasks the bootstrap distribution has too few distinct means to give an interval."""
-
-BOOTSTRAP_METHOD: Literal["BCa"] = "BCa"
-"""Bias-corrected and accelerated percentiles (scipy's default): better coverage than plain percentiles with
-skewed per-task differences at a few dozen tasks."""
 
 PairedTestName = Literal["mcnemar_exact", "paired_permutation"]
 
@@ -128,27 +112,9 @@ def bootstrap_interval(
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
 ) -> tuple[float, float] | None:
-    """BCa bootstrap interval of the mean over tasks (tasks resampled with replacement), or None.
-
-    None below `MIN_TASKS_FOR_INTERVAL` tasks or when every difference is equal: the resampled means are then one
-    value (or a handful), BCa's acceleration divides by zero, and no interval is honest.
-    """
-    from scipy.stats import bootstrap
-
-    values = np.asarray(differences, dtype=float)
-    if len(values) < MIN_TASKS_FOR_INTERVAL or np.ptp(values) == 0:
-        return None
-    result = bootstrap(
-        (values,),
-        _mean_statistic,
-        vectorized=True,
-        n_resamples=n_resamples,
-        confidence_level=confidence_level,
-        method=BOOTSTRAP_METHOD,
-        rng=np.random.default_rng(seed),
-    )
-    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
-    return None if math.isnan(low) or math.isnan(high) else (low, high)
+    """BCa bootstrap interval of the mean over tasks (harness.metrics.task_bootstrap), or None below
+    `MIN_TASKS_FOR_INTERVAL` tasks or when every difference is equal."""
+    return task_bootstrap([differences], _mean_statistic, confidence_level, n_resamples, seed)
 
 
 def _is_binary(values: Sequence[float]) -> bool:

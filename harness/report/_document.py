@@ -98,7 +98,9 @@ def conditions_section(
     domains = list(dict.fromkeys(run.domain for run in runs))
     notes = [n for d in domains if (n := mention_note(d))]
     identity = [n for d in domains if (n := identity_note(d))]
-    blocks = conditions_table(table, notes, identity, report_thresholds(runs))
+    measured = {c.thresholds for c in conditions}
+    # Rows at different thresholds name theirs in their labels; the table then states no one rule for all.
+    blocks = conditions_table(table, notes, identity, report_thresholds(runs) if len(measured) <= 1 else None)
     return Section("Conditions", [*blocks, combining_paragraph(conditions)])
 
 

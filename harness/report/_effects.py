@@ -26,8 +26,8 @@ def report_effects(
         return None, f"No condition named {control}: nothing to compare against."
     if len(controls) > 1:
         return None, (
-            f"{control} is kept apart over runs (runs of the same tasks, or of other models or domains): no single "
-            "control here; each run's own report pairs its conditions."
+            f"{control} is kept apart over runs (runs of the same tasks, or of other models, domains or thresholds): "
+            "no single control here; each run's own report pairs its conditions."
         )
     thresholds = sorted({run.metrics.thresholds.similarity_threshold for run in runs})
     if len(thresholds) > 1:

@@ -1,7 +1,10 @@
 """The report's tables as data: named columns and raw values (numbers, booleans, None, text), the figures the
 report's own tables format, for CSV and LaTeX (harness.report.table_files) and dataframes (harness.report.frames).
 
-Each interval's bounds are columns of their own (`solved_low`, `solved_high`), beside the share they bound.
+Each interval's bounds are columns of their own (`solved_low`, `solved_high`), beside the share they bound. A share
+of reflections has two: metrics.json's Wilson interval over reflections (`on_task_low`, `on_task_high`), and the
+interval resampling tasks the report's tables show (`on_task_task_low`, `on_task_task_high`, beside `on_task_tasks`,
+the tasks resampled; harness.metrics.task_shares).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from harness.metrics.effects import Effects
 from harness.metrics.fisher import PairwiseFisher
 from harness.metrics.identity import LabelShare
 from harness.metrics.intervals import Share
+from harness.metrics.task_shares import TaskShare, condition_task_shares
 from harness.report._combine import ReportCondition
 
 Value = str | int | float | bool | None
@@ -46,6 +50,16 @@ def _bounded(prefix: str) -> list[str]:
     return [prefix, f"{prefix}_rate", f"{prefix}_low", f"{prefix}_high"]
 
 
+def _over_tasks(prefix: str) -> list[str]:
+    """A share of reflections' columns over tasks: the tasks resampled, and its interval's bounds."""
+    return [f"{prefix}_tasks", f"{prefix}_task_low", f"{prefix}_task_high"]
+
+
+def _task_share(prefix: str, estimate: TaskShare | None) -> Row:
+    values = (None,) * 3 if estimate is None else (estimate.tasks, estimate.low, estimate.high)
+    return dict(zip(_over_tasks(prefix), values))
+
+
 def _share(prefix: str, estimate: Share) -> Row:
     return dict(zip(_bounded(prefix), (estimate.successes, estimate.share, estimate.low, estimate.high)))
 
@@ -55,9 +69,11 @@ def _label(label: str, share: LabelShare | None) -> Row:
     return dict(zip(_bounded(label), values))
 
 
-def totals_row(totals: ConditionMetrics) -> Row:
-    """A condition's headline figures: counts, rates with their Wilson bounds, mean RRR, frozen, malformed."""
+def totals_row(totals: ConditionMetrics, tasks: Sequence[TaskMetrics]) -> Row:
+    """A condition's headline figures: counts, rates with their Wilson bounds (and, for shares of reflections, their
+    bounds over `tasks`, the condition's per-task figures), mean RRR, frozen, malformed."""
     intervals, identity = totals.intervals, totals.identity
+    over_tasks = condition_task_shares(tasks)
     row: Row = {
         "tasks": totals.tasks,
         "repeats": totals.repeats,
@@ -69,24 +85,32 @@ def totals_row(totals: ConditionMetrics) -> Row:
         "frozen_share": totals.frozen_share,
         "reflections": totals.mentions.reflections,
         **_share("mention_strict", intervals.strict),
+        **_task_share("mention_strict", over_tasks.strict),
         **_share("mention_normalized", intervals.normalized),
+        **_task_share("mention_normalized", over_tasks.normalized),
         "identity_reflections": identity.reflections if identity else None,
     }
     for label in IDENTITY_LABELS:
         row |= _label(label, getattr(identity, label) if identity else None)
+        row |= _task_share(label, over_tasks.identity[label] if over_tasks.identity else None)
     return row | {"malformed": totals.malformed}
 
 
 TOTALS_COLUMNS = [
     "tasks", "repeats", *_bounded("solved"), "solved_share", "rrr_defined", "mean_rrr", "frozen", "frozen_share",
-    "reflections", *_bounded("mention_strict"), *_bounded("mention_normalized"), "identity_reflections",
-    *(column for label in IDENTITY_LABELS for column in _bounded(label)), "malformed",
+    "reflections", *_bounded("mention_strict"), *_over_tasks("mention_strict"), *_bounded("mention_normalized"),
+    *_over_tasks("mention_normalized"), "identity_reflections",
+    *(column for label in IDENTITY_LABELS for column in (*_bounded(label), *_over_tasks(label))), "malformed",
 ]  # fmt: skip
-CONDITION_COLUMNS = ["condition", "actor_model", "reflector_model", "domain", "runs", *TOTALS_COLUMNS]
+CONDITION_COLUMNS = [
+    "condition", "actor_model", "reflector_model", "domain", "runs", "similarity_threshold", "frozen_threshold",
+    *TOTALS_COLUMNS,
+]  # fmt: skip
 
 
 def conditions_data(conditions: Sequence[ReportCondition]) -> DataTable:
-    """One row per condition of the report (pooled over runs as the report pools them), labelled as it is."""
+    """One row per condition of the report (pooled over runs as the report pools them), labelled as it is, with the
+    thresholds it was measured at."""
     rows = [
         {
             "condition": c.label,
@@ -94,7 +118,9 @@ def conditions_data(conditions: Sequence[ReportCondition]) -> DataTable:
             "reflector_model": c.reflector_model,
             "domain": c.domain,
             "runs": "; ".join(c.runs),
-            **totals_row(c.totals),
+            "similarity_threshold": c.thresholds.similarity_threshold,
+            "frozen_threshold": c.thresholds.frozen_threshold,
+            **totals_row(c.totals, c.tasks),
         }
         for c in conditions
     ]

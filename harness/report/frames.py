@@ -77,7 +77,8 @@ def load_trials(run_dirs: Sequence[Path | str]) -> pandas.DataFrame:
 
 def load_conditions(run_dirs: Sequence[Path | str]) -> pandas.DataFrame:
     """One row per run and condition: the headline metrics as the report measures them (counts, rates with 95%
-    Wilson bounds, mean RRR, frozen), and the condition's LLM use (empty without trial records)."""
+    Wilson bounds, shares of reflections with their bounds over tasks too, mean RRR, frozen), and the condition's
+    LLM use (empty without trial records)."""
     pandas = _pandas()
     runs = load_runs([Path(d) for d in run_dirs])
     rows = []
@@ -91,7 +92,7 @@ def load_conditions(run_dirs: Sequence[Path | str]) -> pandas.DataFrame:
                     "condition": report.condition,
                     "actor_model": report.actor_model,
                     "reflector_model": report.reflector_model,
-                    **totals_row(report.totals),
+                    **totals_row(report.totals, report.tasks),
                     **{column: getattr(usage, column) if usage else None for column in USAGE_COLUMNS},
                 }
             )

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.metrics.core import MentionCounts
 from harness.metrics.curves import CurvePoint, ThresholdCurves
-from harness.metrics.identity import IdentityShares, LabelShare
 from harness.metrics.run import ConditionReport
+from harness.metrics.task_bootstrap import BOOTSTRAP_METHOD, CONFIDENCE_LEVEL, MIN_TASKS_FOR_INTERVAL
+from harness.metrics.task_shares import ConditionTaskShares, TaskShare, condition_task_shares
 from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
+from harness.records.identity import IDENTITY_LABELS
 from harness.report.document import Block, Paragraph, Table
 
 CONDITIONS_HEADER = [
@@ -26,9 +27,28 @@ CONDITIONS_HEADER = [
 ]
 
 
-def conditions_header(thresholds: Thresholds) -> list[str]:
-    """The condition table's header, its frozen column named with the rule: "frozen (RRR >= 0.5)"."""
-    return [f"frozen ({thresholds.frozen_rule})" if name == "frozen" else name for name in CONDITIONS_HEADER]
+ROW_THRESHOLDS = "RRR >= its row's metrics.frozen_threshold"
+"""The frozen column's rule when the rows were measured at other thresholds, each row's named in its label."""
+
+
+def conditions_header(thresholds: Thresholds | None) -> list[str]:
+    """The condition table's header, its frozen column named with the rule: "frozen (RRR >= 0.5)"; None: the rows
+    were measured at different thresholds, named in their labels."""
+    rule = thresholds.frozen_rule if thresholds is not None else ROW_THRESHOLDS
+    return [f"frozen ({rule})" if name == "frozen" else name for name in CONDITIONS_HEADER]
+
+
+def _threshold_note(thresholds: Thresholds | None) -> str:
+    if thresholds is None:
+        return (
+            "Frozen: RRR >= the row's metrics.frozen_threshold, over tasks with a defined RRR; a reflection repeats "
+            "an earlier one at the row's metrics.similarity_threshold: the runs were measured at different "
+            "thresholds, so each row is at its own, named in its label, and no row pools two."
+        )
+    return (
+        f"Frozen: {thresholds.frozen_rule} (metrics.frozen_threshold), over tasks with a defined RRR; a reflection "
+        f"repeats an earlier one at {thresholds.repeat_rule} (metrics.similarity_threshold)."
+    )
 
 
 def _ratio(numerator: int, denominator: int) -> str:
@@ -39,21 +59,22 @@ def _rrr(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.2f}"
 
 
-def _mention(counts: MentionCounts, variant: str) -> str:
-    return _ratio(getattr(counts, variant), counts.reflections)
+def _task_share(share: TaskShare) -> str:
+    """k/n reflections from t tasks, the share and its interval over tasks, or why there is none."""
+    if share.share is None:
+        return f"{share.count}/{share.reflections}"
+    tasks = f"{share.tasks} task" + ("" if share.tasks == 1 else "s")
+    counts = f"{share.count}/{share.reflections} from {tasks}"
+    if share.low is None or share.high is None:
+        return f"{counts} ({share.share:.0%}; {share.no_interval})"
+    return f"{counts} ({share.share:.0%}; {share.low:.0%}-{share.high:.0%})"
 
 
-def _label_share(share: LabelShare, reflections: int) -> str:
-    if share.share is None or share.low is None or share.high is None:
-        return f"{share.count}/{reflections}"
-    return f"{share.count}/{reflections} ({share.share:.0%}; {share.low:.0%}-{share.high:.0%})"
-
-
-def _identity(identity: IdentityShares | None) -> list[str]:
+def _identity(shares: ConditionTaskShares) -> list[str]:
     """The three label cells; "-" where the domain has no identity rule."""
-    if identity is None:
+    if shares.identity is None:
         return ["-", "-", "-"]
-    return [_label_share(getattr(identity, label), identity.reflections) for label in ("on_task", "off_task", "vacuous")]
+    return [_task_share(shares.identity[label]) for label in IDENTITY_LABELS]
 
 
 def _models(report: ConditionReport) -> str:
@@ -77,13 +98,14 @@ def _frozen(report: ConditionReport) -> str:
 
 def _condition_row(report: ConditionReport) -> list[str]:
     t = report.totals
+    shares = condition_task_shares(report.tasks)
     return [
         report.condition,
         _models(report),
         _solved(report),
-        *_identity(t.identity),
-        _mention(t.mentions, "strict"),
-        _mention(t.mentions, "normalized"),
+        *_identity(shares),
+        _task_share(shares.strict),
+        _task_share(shares.normalized),
         f"{_rrr(t.mean_rrr)} ({t.rrr_defined})",
         _frozen(report),
         str(t.malformed),
@@ -94,21 +116,24 @@ def conditions_table(
     reports: Sequence[ConditionReport],
     mention_notes: Sequence[str],
     identity_notes: Sequence[str] = (),
-    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    thresholds: Thresholds | None = DEFAULT_THRESHOLDS,
 ) -> list[Block]:
     """One row per condition: solved, the task-identity labels, object mention (strict and normalized), average RRR,
     frozen, malformed; under it, `identity_notes` and `mention_notes`: each domain's rules in a sentence, and the
-    thresholds the figures were measured at."""
+    thresholds the figures were measured at (None: the rows' own, which their labels name)."""
     note = " ".join(
         [
-            "On task, off task, vacuous: reflections by task-identity label / reflections written (share; 95% Wilson "
-            "interval over reflections, which treats a task's reflections as independent).",
+            "On task, off task, vacuous: reflections by task-identity label / reflections written, from the tasks",
+            f"that wrote them (share; {CONFIDENCE_LEVEL:.0%} {BOOTSTRAP_METHOD} bootstrap interval resampling",
+            "tasks, as a task's reflections are alike and move together; no interval below",
+            f"{MIN_TASKS_FOR_INTERVAL} tasks, or with every task's share alike).",
             *identity_notes,
-            "Object mention: reflections naming the task's object / reflections written.",
+            "Object mention: reflections naming the task's object / reflections written, from the tasks that wrote",
+            "them (share; the same interval over tasks).",
             *(mention_notes or ["(The domain's strict and normalized rules.)"]),
             "Average RRR is over tasks with at least two reflections (count in brackets); RRR is undefined, not 0,",
-            f"below that. Frozen: {thresholds.frozen_rule} (metrics.frozen_threshold), over tasks with a defined RRR;",
-            f"a reflection repeats an earlier one at {thresholds.repeat_rule} (metrics.similarity_threshold).",
+            "below that.",
+            _threshold_note(thresholds),
             "With repeats, a task counts once: its RRR is the mean over its chains, and the shares of chains won and",
             "frozen are means over tasks of each task's share.",
         ]

@@ -39,8 +39,9 @@ class IdentityCounts(BaseModel):
         return int(getattr(self, label))
 
     def share(self, label: IdentityLabel) -> LabelShare:
-        """The label's share with its Wilson interval over reflections. A task's reflections are not independent of
-        each other, so the interval is narrower than one that resamples tasks."""
+        """The label's share with its Wilson interval over reflections (metrics.json's). A task's reflections are
+        not independent of each other, so the interval is narrower than one that resamples tasks: the report's
+        tables show harness.metrics.task_shares' instead."""
         k, n = self.count(label), self.reflections
         if n == 0:
             return LabelShare(count=0, share=None, low=None, high=None)

@@ -75,10 +75,17 @@ def test_the_table_shows_strict_and_normalized_mention_side_by_side() -> None:
     table = blocks_markdown(conditions_table(conditions, ["A rule."]))
     rows = table.splitlines()
     # Without an identity rule the identity cells say so ("-") rather than 0.
-    assert rows[2] == "| self_diagnosis | m | 1/2 (50%) | - | - | - | 3/4 (75%) | 4/4 (100%) | 1.00 (1) | 1/1 | 0 |"
-    assert rows[3] == "| grounded_template | m | 1/1 (100%) | - | - | - | 0/1 (0%) | 0/1 (0%) | undefined (0) | 0/0 | 1 |"
+    # Two tasks, and one, are too few for an interval over tasks: the cells say so beside the counts.
+    assert rows[2] == (
+        "| self_diagnosis | m | 1/2 (50%) | - | - | - | 3/4 from 2 tasks (75%; too few tasks) "
+        "| 4/4 from 2 tasks (100%; too few tasks) | 1.00 (1) | 1/1 | 0 |"
+    )
+    assert rows[3] == (
+        "| grounded_template | m | 1/1 (100%) | - | - | - | 0/1 from 1 task (0%; too few tasks) "
+        "| 0/1 from 1 task (0%; too few tasks) | undefined (0) | 0/0 | 1 |"
+    )
     assert "undefined, not 0" in table
-    assert "reflections written. A rule. Average RRR" in table
+    assert "the same interval over tasks). A rule. Average RRR" in table
 
 
 def test_the_grid_marks_solved_tasks_and_undefined_rrr() -> None:

@@ -1,8 +1,12 @@
 """Combining runs never counts a task twice: runs of the same tasks stay one row each, and two models behind one
-config option (a sweep over model.model) are two rows, because records name a model by what answers."""
+config option (a sweep over model.model) are two rows, because records name a model by what answers; runs measured
+at other thresholds are rows of their own, each at its own."""
 
 from __future__ import annotations
 
+import csv
+import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -10,9 +14,11 @@ from pydantic import ValidationError
 
 from harness.llm import ModelConfig
 from harness.llm.naming import model_name
-from harness.records import TrialLog, TrialRecord
-from harness.report import write_report
+from harness.metrics.run import METRICS_FILE
+from harness.records import TRIALS_FILE, TrialLog, TrialRecord, read_manifest, write_manifest
+from harness.report import REPORT_FILE, write_report
 from tests.harness.factories import make_record
+from tests.in_process import run_module
 
 MUG = "pick_and_place_simple-Mug-None-Desk-308/trial_T1"
 SALT = "pick_and_place_simple-SaltShaker-None-Cabinet-10/trial_T2"
@@ -96,3 +102,50 @@ def test_models_are_named_by_config_model_id_and_host_never_a_path_or_key() -> N
     with pytest.raises(ValidationError, match="carries a user:password@ and a query string"):  # never reaches a name
         name(name="x", backend="openai", model="m", base_url="https://user:sk-secret@llm.example:8443/v1?k=sk")
     assert name(name="x", backend="openai", model="m", base_url="http://[::1]:8000/v1") == "x (m @ [::1]:8000)"
+
+
+SOAP_BOTTLE = "pick_and_place_simple-SoapBottle-None-Toilet-424/trial_T20190907_004321_405868"
+
+
+def split_run(run: Path, keep: Callable[[str], bool]) -> Path:
+    """`run` holding only the records of the tasks `keep` accepts, and no metrics.json (measured again)."""
+    lines = (run / TRIALS_FILE).read_text().splitlines(keepends=True)
+    (run / TRIALS_FILE).write_text("".join(line for line in lines if keep(json.loads(line)["task_id"])))
+    (run / METRICS_FILE).unlink()
+    return run
+
+
+def test_runs_measured_at_other_thresholds_are_rows_of_their_own(
+    five_conditions_run: Path, copy_run: Callable[[Path], Path], tmp_path: Path
+) -> None:
+    """The demo's games in two runs of other tasks, the second measured at metrics.similarity_threshold=0.3 and
+    metrics.frozen_threshold=0.2: programmatic's SoapBottle game (RRR 0 at 0.85) is frozen there, and pooled under
+    the first run's "RRR >= 0.5" it made 3/3 frozen where that rule finds 2 of the first run's two and 0 of it."""
+    first = split_run(copy_run(five_conditions_run), lambda task: task != SOAP_BOTTLE)
+    second = split_run(copy_run(five_conditions_run), lambda task: task == SOAP_BOTTLE)
+    manifest = read_manifest(second)
+    manifest.config["metrics"] = {"similarity_threshold": 0.3, "frozen_threshold": 0.2}
+    write_manifest(second, manifest)
+    out = tmp_path / "out"
+    result = run_module("harness.report", str(first), str(second), "--out", str(out), "--format", "md,csv")
+    assert result.returncode == 0, result.stderr
+    report = (out / REPORT_FILE).read_text()
+    labels = {
+        first: "programmatic (run; ratio >= 0.85, RRR >= 0.5)",
+        second: "programmatic (run-2; ratio >= 0.3, RRR >= 0.2)",
+    }
+    for run, label in labels.items():
+        (row,) = rows(report, label)
+        # Each row is what its run's own report says of it, at its own thresholds.
+        own = write_report([run], run / "own", html=False).read_text()
+        (own_row,) = rows(own, "programmatic |")
+        assert row.split(" | ")[1:] == own_row.split(" | ")[1:]
+    frozen = [rows(report, label)[0].split(" | ")[-2] for label in labels.values()]
+    assert [cell.split("/")[0] for cell in frozen] == ["2", "1"]
+    assert "| frozen (RRR >= its row's metrics.frozen_threshold) |" in report
+    assert "Kept apart here (thresholds differ): self_diagnosis (run; ratio >= 0.85, RRR >= 0.5);" in report
+    with (out / "conditions.csv").open(newline="") as handle:
+        table = {(r["condition"], r["similarity_threshold"], r["frozen_threshold"]) for r in csv.DictReader(handle)}
+    assert {(labels[first], "0.85", "0.5"), (labels[second], "0.3", "0.2")} <= table
+    # The effects refuse them too: no single control.
+    assert "self_diagnosis is kept apart over runs" in report

@@ -13,6 +13,7 @@ from PIL import Image
 
 from harness.records import MANIFEST_FILE, Manifest, RunPlan, TrialLog, TrialRecord, write_manifest
 from harness.metrics.intervals import wilson_interval
+from harness.metrics.task_shares import task_share
 from harness.report import REPORT_FILE, load_runs, write_report
 from harness.report.__main__ import main
 from harness.report._plots import PLOT_FILES
@@ -33,16 +34,22 @@ HEADER = (
 )
 
 
-def labels(on: int, off: int, vacuous: int) -> str:
-    """The three identity cells of k reflections each out of their sum, with Wilson intervals."""
-    n = on + off + vacuous
-    if n == 0:
-        return "0/0 | 0/0 | 0/0"
-    cells = []
-    for k in (on, off, vacuous):
-        low, high = wilson_interval(k, n)
-        cells.append(f"{k}/{n} ({k / n:.0%}; {low:.0%}-{high:.0%})")
-    return " | ".join(cells)
+def over_tasks(*per_task: tuple[int, int]) -> str:
+    """A share of reflections' cell from each task's (count, reflections): the counts, the tasks they come from,
+    the share and its interval resampling tasks (or why there is none)."""
+    share = task_share(per_task)
+    if share.share is None:
+        return f"{share.count}/{share.reflections}"
+    interval = share.no_interval if share.low is None else f"{share.low:.0%}-{share.high:.0%}"
+    tasks = f"{share.tasks} task{'' if share.tasks == 1 else 's'}"
+    return f"{share.count}/{share.reflections} from {tasks} ({share.share:.0%}; {interval})"
+
+
+def labels(*per_task: tuple[int, int, int]) -> str:
+    """The three identity cells from each task's (on, off, vacuous) reflections."""
+    return " | ".join(
+        over_tasks(*((task[i], sum(task)) for task in per_task)) for i in range(3)
+    )
 
 
 def plan_of(*conditions: str) -> RunPlan:
@@ -167,9 +174,12 @@ def test_the_report_of_one_run_holds_the_condition_table(run_a: Path) -> None:
         [
             HEADER,
             # Every reflection of run A names its task's object and plans nothing else.
-            f"| self_diagnosis | m | 1/2 (50%) | {labels(4, 0, 0)} | 3/4 (75%) | 4/4 (100%) | 1.00 (1) | 1/1 | 0 |",
-            f"| no_memory | m | 1/2 (50%) | {labels(0, 0, 0)} | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
-            f"| programmatic | m | 2/2 (100%) | {labels(2, 0, 0)} | 0/2 (0%) | 2/2 (100%) | 0.00 (1) | 0/1 | 0 |",
+            # MUG's three reflections and SALT's one: two tasks, too few for an interval over tasks.
+            f"| self_diagnosis | m | 1/2 (50%) | {labels((3, 0, 0), (1, 0, 0))} | {over_tasks((3, 3), (0, 1))} | "
+            f"{over_tasks((3, 3), (1, 1))} | 1.00 (1) | 1/1 | 0 |",
+            "| no_memory | m | 1/2 (50%) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
+            f"| programmatic | m | 2/2 (100%) | {labels((2, 0, 0))} | 0/2 from 1 task (0%; too few tasks) | "
+            "2/2 from 1 task (100%; too few tasks) | 0.00 (1) | 0/1 | 0 |",
         ]
     )
     assert table + "\n\nOn task, off task, vacuous:" in text
@@ -199,10 +209,13 @@ def test_two_runs_pool_conditions_with_the_same_models_and_keep_the_others_apart
         [
             HEADER,
             # run B's "search the countertop before the shelf" names no object: vacuous.
-            f"| self_diagnosis | m | 2/3 (67%) | {labels(5, 0, 1)} | 3/6 (50%) | 5/6 (83%) | 0.50 (2) | 1/2 | 0 |",
-            f"| no_memory (run_a) | m | 1/2 (50%) | {labels(0, 0, 0)} | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
-            f"| no_memory (run_b) | tiny | 0/1 (0%) | {labels(0, 0, 0)} | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
-            f"| programmatic | m | 2/2 (100%) | {labels(2, 0, 0)} | 0/2 (0%) | 2/2 (100%) | 0.00 (1) | 0/1 | 0 |",
+            # Three tasks, MUG, SALT and CUP: the shares' intervals resample them.
+            f"| self_diagnosis | m | 2/3 (67%) | {labels((3, 0, 0), (1, 0, 0), (1, 0, 1))} | "
+            f"{over_tasks((3, 3), (0, 1), (0, 2))} | {over_tasks((3, 3), (1, 1), (1, 2))} | 0.50 (2) | 1/2 | 0 |",
+            "| no_memory (run_a) | m | 1/2 (50%) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
+            "| no_memory (run_b) | tiny | 0/1 (0%) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
+            f"| programmatic | m | 2/2 (100%) | {labels((2, 0, 0))} | 0/2 from 1 task (0%; too few tasks) | "
+            "2/2 from 1 task (100%; too few tasks) | 0.00 (1) | 0/1 | 0 |",
         ]
     )
     assert table in text

@@ -13,6 +13,7 @@ import pandas
 import pytest
 
 from harness.metrics.run import METRICS_FILE
+from harness.metrics.task_shares import task_share
 from harness.records import TRIALS_FILE
 from harness.report._runs import load_run
 from harness.report.frames import load_conditions, load_trials
@@ -59,8 +60,15 @@ def bounded(prefix: str, count: int | None, share: dict[str, Any] | None) -> dic
     return {k: cell(v) for k, v in zip([prefix, f"{prefix}_rate", f"{prefix}_low", f"{prefix}_high"], values)}
 
 
+def over_tasks(prefix: str, per_task: list[tuple[int, int]] | None) -> dict[str, str]:
+    """A share of reflections' columns over tasks, from metrics.json's per-task counts."""
+    share = task_share(per_task) if per_task is not None else None
+    values = (None,) * 3 if share is None else (share.tasks, share.low, share.high)
+    return {k: cell(v) for k, v in zip([f"{prefix}_tasks", f"{prefix}_task_low", f"{prefix}_task_high"], values)}
+
+
 def expected_condition(report: dict[str, Any]) -> dict[str, str]:
-    t = report["totals"]
+    t, tasks = report["totals"], report["tasks"]
     intervals, identity = t["intervals"], t["identity"]
     expected = {
         "condition": report["condition"],
@@ -74,8 +82,13 @@ def expected_condition(report: dict[str, Any]) -> dict[str, str]:
         **bounded("mention_normalized", t["mentions"]["normalized"], intervals["normalized"]),
         "identity_reflections": cell(identity and identity["reflections"]),
     }
+    for variant in ("strict", "normalized"):
+        mentions = [(task["mentions"][variant], task["mentions"]["reflections"]) for task in tasks]
+        expected |= over_tasks(f"mention_{variant}", mentions)
     for label in IDENTITY:
         expected |= bounded(label, identity and identity[label]["count"], identity and identity[label])
+        labels = [(task["identity"][label], task["identity"]["reflections"]) for task in tasks] if identity else None
+        expected |= over_tasks(label, labels)
     return expected
 
 
@@ -89,6 +102,12 @@ def test_the_condition_table_holds_metrics_json_figures_and_intervals(five: Path
     # A Wilson interval is there, and bounds its share, where the replay has figures.
     assert all(float(r["solved_low"]) <= float(r["solved_rate"]) <= float(r["solved_high"]) for r in rows)
     assert any(r["on_task_low"] and 0 < float(r["on_task_low"]) < float(r["on_task_high"]) < 1 for r in rows)
+    # The interval over the demo's three games is there too; on these games it is no narrower than Wilson's.
+    over = [r for r in rows if r["on_task_task_low"]]
+    assert over and all(r["on_task_tasks"] == "3" for r in over)
+    for row in over:
+        wilson = float(row["on_task_high"]) - float(row["on_task_low"])
+        assert float(row["on_task_task_high"]) - float(row["on_task_task_low"]) >= wilson
 
 
 def test_the_task_table_holds_metrics_json_per_task_figures(five: Path) -> None:
