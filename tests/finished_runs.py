@@ -1,7 +1,8 @@
 """Finished runs played once per test session, in this process, with no model reachable: the small replay, the
 five-condition demo (with its gated condition, as the README plays it), the HotpotQA and HumanEval demos, the
-held-out pair and a two-job sweep. A test that only reads a run takes the fixture; one that changes files in it
-takes `copy_run(fixture)`, never the run itself.
+held-out pair and a two-job sweep; and the semantic audit of the published ALFWorld runs (the embedding model's
+only pass over them). A test that only reads a run takes the fixture; one that changes files in it takes
+`copy_run(fixture)`, never the run itself.
 
 Registered for the whole suite by tests/conftest.py (`pytest_plugins`). Under pytest-xdist the workers share one
 folder: the first worker to need a run plays it while holding its lock, the others wait and read it.
@@ -24,6 +25,7 @@ from tests.runner import REPLAY_CACHE, ROOT
 from tests.small_run import SMALL_RUN
 
 FIXTURES = ROOT / "tests" / "fixtures"
+LOGS = ROOT / "data" / "reflexion-logs"
 FIVE_CONDITIONS_CACHE = FIXTURES / "five_conditions" / "llm_cache.jsonl"
 HOTPOTQA_CACHE = FIXTURES / "hotpotqa" / "llm_cache.jsonl"
 HUMANEVAL_CACHE = FIXTURES / "humaneval" / "llm_cache.jsonl"
@@ -66,13 +68,10 @@ def documented_overrides(command: str) -> list[str]:
 def play(run_dir: Path, *overrides: str, multirun: bool = False) -> Path:
     """`python run.py <overrides>` into `run_dir` (in this process, no model reachable); fails unless it exits 0.
     Played once per test session, whichever worker asks first."""
-    with _held(run_dir.with_name(f"{run_dir.name}.lock")):
-        played = run_dir.with_name(f"{run_dir.name}.played")
-        if played.exists():
-            return run_dir
+
+    def make() -> None:
         no_models = run_dir.parent / f"{run_dir.name}-no-models"
-        for leftover in (run_dir, no_models):  # from a worker that failed while playing it
-            shutil.rmtree(leftover, ignore_errors=True)
+        shutil.rmtree(no_models, ignore_errors=True)
         no_models.mkdir(parents=True)
         where = f"hydra.sweep.dir={run_dir}" if multirun else f"hydra.run.dir={run_dir}"
         flags = ["-m"] if multirun else []
@@ -81,8 +80,19 @@ def play(run_dir: Path, *overrides: str, multirun: bool = False) -> Path:
         )
         assert result.returncode == 0, result.stderr[-3000:]
         assert list(no_models.iterdir()) == [], "a replay assembled or loaded a model"
-        played.touch()
-    return run_dir
+
+    return _once(run_dir, make)
+
+
+def _once(target: Path, make: Callable[[], None]) -> Path:
+    """`target`, made by `make` unless a worker of this session made it already."""
+    with _held(target.with_name(f"{target.name}.lock")):
+        made = target.with_name(f"{target.name}.made")
+        if not made.exists():
+            shutil.rmtree(target, ignore_errors=True)  # left by a worker that failed while making it
+            make()
+            made.touch()
+    return target
 
 
 @contextmanager
@@ -135,6 +145,23 @@ def held_out_runs(finished_runs: Path) -> tuple[Path, Path]:
 def sweep_run(finished_runs: Path) -> Path:
     """`python run.py -m` over two strategies of the small default job (basic launcher): job 0 and job 1."""
     return play(finished_runs / "sweep", *SWEEP, f"strategy={','.join(SWEEP_STRATEGIES)}", multirun=True)
+
+
+@pytest.fixture(scope="session")
+def semantic_alfworld_audit(finished_runs: Path) -> Path:
+    """`python -m harness.audit --semantic` over the two published ALFWorld runs, with the real embedding model:
+    its folder holds the audit (`out/`) and the embedding cache it filled (`embeddings.npz`, every reflection)."""
+    from harness.audit.__main__ import main as audit_main
+
+    folder = finished_runs / "semantic_audit"
+
+    def make() -> None:
+        logs = folder / "logs"
+        shutil.copytree(LOGS / "alfworld_runs", logs / "alfworld_runs")
+        arguments = ["--semantic", "--logs", str(logs), "--embedding-cache", str(folder / "embeddings.npz")]
+        audit_main([*arguments, "--out", str(folder / "out")])
+
+    return _once(folder, make)
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from harness.metrics.semantic._markdown import (
     markdown_table,
     rule_sentence,
 )
-from harness.metrics.semantic._model import Embedder, SemanticExtraMissing, load_embedder
+from harness.metrics.semantic._model import Embedder, SemanticExtraMissing, load_embedder, model_identity
 from harness.metrics.semantic._options import add_semantic_options, semantic_cache
 from harness.metrics.semantic._rrr import (
     SEMANTIC_THRESHOLD,
@@ -49,6 +49,7 @@ __all__ = [
     "load_embedder",
     "markdown_table",
     "max_earlier_cosines",
+    "model_identity",
     "open_model_cache",
     "pooled_semantic_rate",
     "rule_sentence",

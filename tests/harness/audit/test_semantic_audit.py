@@ -99,20 +99,21 @@ def test_semantic_without_the_extra_is_one_sentence_before_any_work(
 
 @needs_semantic_extra
 def test_the_real_model_on_the_alfworld_runs(
-    alfworld_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    semantic_alfworld_audit: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cache = tmp_path / "embeddings.npz"
-    arguments = ["--semantic", "--logs", str(alfworld_logs), "--embedding-cache", str(cache)]
-    main([*arguments, "--out", str(tmp_path / "first")])
-    first = json.loads((tmp_path / "first" / "audit.json").read_text())["semantic"]
+    """The session's audit embedded every reflection (tests/finished_runs.py); run again, it embeds none."""
+    first = json.loads((semantic_alfworld_audit / "out" / "audit.json").read_text())["semantic"]
     assert first["threshold"] == SEMANTIC_THRESHOLD
     assert first["embedding"]["distinct"] == first["embedding"]["embedded"] > 0
     rows = {row["source"]: row["comparison"] for row in first["sources"]}
     reflexion = rows[REFLEXION]
     assert (reflexion["n_with_rrr"], reflexion["n_frozen"]) == (31, 16)
     assert sum(row["n_frozen_semantic"] for row in rows.values()) == pytest.approx(23, abs=2)
+    cache = tmp_path / "embeddings.npz"
+    shutil.copy(semantic_alfworld_audit / "embeddings.npz", cache)
+    logs = semantic_alfworld_audit / "logs"
     capsys.readouterr()
-    main([*arguments, "--out", str(tmp_path / "second")])
+    main(["--semantic", "--logs", str(logs), "--embedding-cache", str(cache), "--out", str(tmp_path / "second")])
     second = json.loads((tmp_path / "second" / "audit.json").read_text())["semantic"]
     assert second["embedding"]["embedded"] == 0
     assert second["sources"] == first["sources"]

@@ -6,6 +6,7 @@ import hashlib
 import socket
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,7 @@ from harness.metrics.semantic import (
     compare_repetition,
     load_embedder,
     max_earlier_cosines,
+    model_identity,
     pooled_semantic_rate,
     semantic_repetition_rate,
     text_key,
@@ -161,9 +163,16 @@ def _kappa(a: np.ndarray, b: np.ndarray) -> float:
 
 
 @needs_semantic_extra
-def test_the_threshold_is_the_one_that_agrees_best_with_difflib_on_the_alfworld_runs() -> None:
-    """The calibration behind SEMANTIC_THRESHOLD, recomputed: per-reflection repeat verdicts of both rules."""
-    cache = EmbeddingCache(load_embedder(), "all-MiniLM-L6-v2")
+def test_the_threshold_is_the_one_that_agrees_best_with_difflib_on_the_alfworld_runs(
+    semantic_alfworld_audit: Path,
+) -> None:
+    """The calibration behind SEMANTIC_THRESHOLD, recomputed: per-reflection repeat verdicts of both rules. The
+    vectors are the real model's, from the session's semantic audit of the same runs (tests/finished_runs.py)."""
+
+    def not_embedded(texts: Sequence[str]) -> np.ndarray:
+        raise AssertionError(f"{len(texts)} reflections the audit did not embed")
+
+    cache = EmbeddingCache(not_embedded, model_identity(), semantic_alfworld_audit / "embeddings.npz")
     difflib_repeats, cosines = [], []
     for name in ("alfworld_runs/root/reflexion_run_logs", "alfworld_runs/root/base_run_logs"):
         for task in load_source(get_source(name)):
