@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.metrics.core import MentionCounts
+from harness.metrics.core import FROZEN_SHARE_RULE, MentionCounts
 from harness.metrics.curves import CurvePoint, ThresholdCurves
 from harness.metrics.identity import IdentityShares, LabelShare
 from harness.metrics.run import ConditionReport
@@ -70,9 +70,9 @@ def _solved(report: ConditionReport) -> str:
 
 
 def _frozen(report: ConditionReport) -> str:
+    """Frozen tasks / tasks with a defined RRR, the one frozen share; "undefined" when no task has an RRR."""
     t = report.totals
-    pooled = f"; chains frozen {t.frozen_share:.0%} (mean over tasks)" if t.repeats > 1 else ""
-    return f"{t.frozen}/{t.rrr_defined}{pooled}"
+    return _ratio(t.frozen, t.rrr_defined) if t.rrr_defined else "undefined"
 
 
 def _condition_row(report: ConditionReport) -> list[str]:
@@ -107,10 +107,10 @@ def conditions_table(
             "Object mention: reflections naming the task's object / reflections written.",
             *(mention_notes or ["(The domain's strict and normalized rules.)"]),
             "Average RRR is over tasks with at least two reflections (count in brackets); RRR is undefined, not 0,",
-            f"below that. Frozen: {thresholds.frozen_rule} (metrics.frozen_threshold), over tasks with a defined RRR;",
+            f"below that. Frozen: {thresholds.frozen_rule} (metrics.frozen_threshold), as {FROZEN_SHARE_RULE};",
             f"a reflection repeats an earlier one at {thresholds.repeat_rule} (metrics.similarity_threshold).",
-            "With repeats, a task counts once: its RRR is the mean over its chains, and the shares of chains won and",
-            "frozen are means over tasks of each task's share.",
+            "With repeats, a task counts once: its RRR is the mean over its chains (frozen when that mean is), and",
+            "the share of chains won is a mean over tasks of each task's share.",
         ]
     )
     rows = [_condition_row(report) for report in reports]
@@ -136,8 +136,7 @@ def rrr_grid(reports: Sequence[ConditionReport]) -> list[Block]:
 def _curve_cell(point: CurvePoint, tasks: int) -> str:
     if point.frozen_share is None:
         return "n/a"
-    count = f"{point.frozen_tasks:g}" if point.frozen_tasks.is_integer() else f"{point.frozen_tasks:.2f}"
-    return f"{point.frozen_share:.2f} ({count}/{tasks})"
+    return f"{point.frozen_share:.2f} ({point.frozen_tasks}/{tasks})"
 
 
 def _curve_table(curves: Sequence[ThresholdCurves], first: str, moving: str) -> Table:
@@ -150,14 +149,14 @@ def _curve_table(curves: Sequence[ThresholdCurves], first: str, moving: str) -> 
 
 
 def threshold_tables(curves: Sequence[ThresholdCurves], first: str) -> list[Block]:
-    """The threshold curves as data: the frozen share of tasks (frozen tasks / tasks) at each similarity threshold,
-    then at each frozen threshold, one row per curve (`first` names the rows: condition, domain)."""
+    """The threshold curves as data: the frozen share (`FROZEN_SHARE_RULE`) at each similarity threshold, then at each
+    frozen threshold, one row per curve (`first` names the rows: condition, domain)."""
     if not curves:
-        return [Paragraph("No reflections to draw threshold curves from.")]
-    thresholds = curves[0].thresholds
+        return [Paragraph("No task with a defined RRR to draw threshold curves from.")]
+    thresholds, share = curves[0].thresholds, f"Frozen share ({FROZEN_SHARE_RULE})"
     return [
-        Paragraph(f"Frozen share of tasks as the similarity threshold moves (frozen: {thresholds.frozen_rule}):"),
+        Paragraph(f"{share} as the similarity threshold moves (frozen: {thresholds.frozen_rule}):"),
         _curve_table(curves, first, "similarity"),
-        Paragraph(f"Frozen share of tasks as the frozen threshold moves (repeat: {thresholds.repeat_rule}):"),
+        Paragraph(f"{share} as the frozen threshold moves (repeat: {thresholds.repeat_rule}):"),
         _curve_table(curves, first, "frozen"),
     ]

@@ -75,8 +75,8 @@ def test_the_table_shows_strict_and_normalized_mention_side_by_side() -> None:
     table = blocks_markdown(conditions_table(conditions, ["A rule."]))
     rows = table.splitlines()
     # Without an identity rule the identity cells say so ("-") rather than 0.
-    assert rows[2] == "| self_diagnosis | m | 1/2 (50%) | - | - | - | 3/4 (75%) | 4/4 (100%) | 1.00 (1) | 1/1 | 0 |"
-    assert rows[3] == "| grounded_template | m | 1/1 (100%) | - | - | - | 0/1 (0%) | 0/1 (0%) | undefined (0) | 0/0 | 1 |"
+    assert rows[2] == "| self_diagnosis | m | 1/2 (50%) | - | - | - | 3/4 (75%) | 4/4 (100%) | 1.00 (1) | 1/1 (100%) | 0 |"
+    assert rows[3] == "| grounded_template | m | 1/1 (100%) | - | - | - | 0/1 (0%) | 0/1 (0%) | undefined (0) | undefined | 1 |"
     assert "undefined, not 0" in table
     assert "reflections written. A rule. Average RRR" in table
 
