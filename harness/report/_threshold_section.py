@@ -65,6 +65,6 @@ def threshold_section(runs: Sequence[RunData], curves: Sequence[ThresholdCurves]
             )
         )
     if curves:
-        blocks.append(Figure("Frozen share of tasks as each threshold moves", THRESHOLD_CURVES))
+        blocks.append(Figure("Frozen share as each threshold moves", THRESHOLD_CURVES))
     blocks += threshold_tables(curves, "condition")
     return Section("Threshold curves", blocks)
