@@ -167,9 +167,9 @@ def test_the_report_of_one_run_holds_the_condition_table(run_a: Path) -> None:
         [
             HEADER,
             # Every reflection of run A names its task's object and plans nothing else.
-            f"| self_diagnosis | m | 1/2 (50%) | {labels(4, 0, 0)} | 3/4 (75%) | 4/4 (100%) | 1.00 (1) | 1/1 | 0 |",
-            f"| no_memory | m | 1/2 (50%) | {labels(0, 0, 0)} | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
-            f"| programmatic | m | 2/2 (100%) | {labels(2, 0, 0)} | 0/2 (0%) | 2/2 (100%) | 0.00 (1) | 0/1 | 0 |",
+            f"| self_diagnosis | m | 1/2 (50%) | {labels(4, 0, 0)} | 3/4 (75%) | 4/4 (100%) | 1.00 (1) | 1/1 (100%) | 0 |",
+            f"| no_memory | m | 1/2 (50%) | {labels(0, 0, 0)} | 0/0 | 0/0 | undefined (0) | undefined | 0 |",
+            f"| programmatic | m | 2/2 (100%) | {labels(2, 0, 0)} | 0/2 (0%) | 2/2 (100%) | 0.00 (1) | 0/1 (0%) | 0 |",
         ]
     )
     assert table + "\n\nOn task, off task, vacuous:" in text
@@ -199,10 +199,10 @@ def test_two_runs_pool_conditions_with_the_same_models_and_keep_the_others_apart
         [
             HEADER,
             # run B's "search the countertop before the shelf" names no object: vacuous.
-            f"| self_diagnosis | m | 2/3 (67%) | {labels(5, 0, 1)} | 3/6 (50%) | 5/6 (83%) | 0.50 (2) | 1/2 | 0 |",
-            f"| no_memory (run_a) | m | 1/2 (50%) | {labels(0, 0, 0)} | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
-            f"| no_memory (run_b) | tiny | 0/1 (0%) | {labels(0, 0, 0)} | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
-            f"| programmatic | m | 2/2 (100%) | {labels(2, 0, 0)} | 0/2 (0%) | 2/2 (100%) | 0.00 (1) | 0/1 | 0 |",
+            f"| self_diagnosis | m | 2/3 (67%) | {labels(5, 0, 1)} | 3/6 (50%) | 5/6 (83%) | 0.50 (2) | 1/2 (50%) | 0 |",
+            f"| no_memory (run_a) | m | 1/2 (50%) | {labels(0, 0, 0)} | 0/0 | 0/0 | undefined (0) | undefined | 0 |",
+            f"| no_memory (run_b) | tiny | 0/1 (0%) | {labels(0, 0, 0)} | 0/0 | 0/0 | undefined (0) | undefined | 0 |",
+            f"| programmatic | m | 2/2 (100%) | {labels(2, 0, 0)} | 0/2 (0%) | 2/2 (100%) | 0.00 (1) | 0/1 (0%) | 0 |",
         ]
     )
     assert table in text
