@@ -52,7 +52,8 @@ def identity_section(report: AuditReport) -> Section:
         Code("python -m harness.metrics.identity"),
         "'s rules; the logs keep no test feedback and no answer beside a reflection, so neither is used): ",
         HUMANEVAL_NOTE, " ", HOTPOTQA_NOTE,
-        " frozen: frozen tasks / tasks with RRR (at least two reflections). Both rules were checked against reflections labelled by reading ",
+        " frozen: frozen tasks / tasks with RRR (at least two reflections). Both rules were checked against ",
+        "reflections labelled by reading ",
         Code("tests/fixtures/identity/"), ".",
     )  # fmt: skip
     table = Table(HEADER, [_row(identity, rows.get(identity.source)) for identity in labelled])

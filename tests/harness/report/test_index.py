@@ -66,7 +66,8 @@ def test_frozen_is_over_tasks_with_an_rrr_undefined_without_one_beside_the_ident
     metrics = RunMetrics.model_validate_json((five_conditions_run / METRICS_FILE).read_text())
     figures = dict(line.split(": ", 1) for line in run_row(five_conditions_run, "five", None).figures)
     assert list(figures) == [c.condition for c in metrics.conditions]
-    assert figures["no_memory"] == "solved 0% of 3 tasks; frozen — (no task with an RRR); task identity — (no reflection)"
+    no_memory = "solved 0% of 3 tasks; frozen — (no task with an RRR); task identity — (no reflection)"
+    assert figures["no_memory"] == no_memory
     for c in metrics.conditions:
         t, identity = c.totals, c.totals.identity
         if not t.rrr_defined:
