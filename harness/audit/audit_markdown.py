@@ -42,8 +42,10 @@ CONVENTIONS: list[list[Part]] = [
         f"least two. Frozen: RRR >= {FROZEN_THRESHOLD}.",
     ],
     [
-        "frozen / memory = frozen tasks / tasks with memory; frozen / RRR = frozen tasks / tasks with RRR. A ratio or "
-        f"mean with nothing to divide by is {NOT_AVAILABLE}, never 0."
+        "frozen / RRR = frozen tasks / tasks with RRR: the frozen share, as the harness counts it everywhere (a task "
+        "without RRR can neither freeze nor not); frozen / memory = frozen tasks / tasks with memory: the paper's "
+        f"ALFWorld denominator, kept to check its figures. A ratio or mean with nothing to divide by is "
+        f"{NOT_AVAILABLE}, never 0."
     ],
     [
         "avg RRR, frozen: mean over the frozen tasks; avg RRR, with RRR: mean over the tasks with at least two "
@@ -80,8 +82,8 @@ def _source_row(row: SourceAudit) -> list[Part]:
         str(row.n_with_memory),
         str(row.n_with_rrr),
         str(row.n_frozen),
-        _ratio(row.frozen_ratio_over_memory, row.n_frozen, row.n_with_memory),
         _ratio(row.frozen_ratio_over_rrr, row.n_frozen, row.n_with_rrr),
+        _ratio(row.frozen_ratio_over_memory, row.n_frozen, row.n_with_memory),
         _number(row.avg_rrr_frozen),
         _number(row.avg_rrr_with_rrr),
         str(row.reflections_in_frozen),
@@ -96,8 +98,8 @@ SOURCES_HEADER = [
     "with memory",
     "with RRR",
     "frozen",
-    "frozen / memory",
-    "frozen / RRR",
+    "frozen / RRR (the frozen share)",
+    "frozen / memory (the paper's)",
     "avg RRR, frozen",
     "avg RRR, with RRR",
     "reflections in frozen",

@@ -36,7 +36,7 @@ def _row(identity: SourceIdentity, row: SourceAudit | None) -> list[Part]:
         Code(identity.source),
         f"{identity.tasks_labelled}{unknown}",
         _shares(identity.identity),
-        "n/a" if row is None else f"{row.n_frozen}/{row.n_with_memory}",
+        "n/a" if row is None else f"{row.n_frozen}/{row.n_with_rrr}",
         _rrr(row.avg_rrr_frozen if row else None),
         _rrr(row.avg_rrr_with_rrr if row else None),
         _shares(identity.frozen_identity),
@@ -52,7 +52,8 @@ def identity_section(report: AuditReport) -> Section:
         Code("python -m harness.metrics.identity"),
         "'s rules; the logs keep no test feedback and no answer beside a reflection, so neither is used): ",
         HUMANEVAL_NOTE, " ", HOTPOTQA_NOTE,
-        " frozen: frozen tasks / tasks with memory. Both rules were checked against reflections labelled by reading ",
+        " frozen: frozen tasks / tasks with RRR (at least two reflections). Both rules were checked against ",
+        "reflections labelled by reading ",
         Code("tests/fixtures/identity/"), ".",
     )  # fmt: skip
     table = Table(HEADER, [_row(identity, rows.get(identity.source)) for identity in labelled])

@@ -1,5 +1,6 @@
-"""The audit's threshold curves: per domain, the published log the paper's Table 1 reads, its frozen share of tasks
-with memory as each threshold moves (harness.metrics.curves, at the study's set thresholds)."""
+"""The audit's threshold curves: per domain, the published log the paper's Table 1 reads, its frozen share (frozen
+tasks / tasks with RRR, as every frozen share) as each threshold moves (harness.metrics.curves, at the study's set
+thresholds)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ Measured = tuple[str, Sequence[PublishedTask], Sequence[TaskRRR]]
 TABLE1_RUNS = {"ALFWorld": ALFWORLD_RUN, "WebShop": WEBSHOP_RUN, "HumanEval": HUMANEVAL_RUN}
 CURVE_RULE = (
     "One log per domain: the one the paper's Table 1 reads (for HotpotQA, whose row no log matches, the log with "
-    "the most frozen tasks); the denominator is its tasks with memory (at least one reflection)."
+    "the most frozen tasks); the denominator is its tasks with RRR (at least two reflections), as for every frozen "
+    "share, not the paper's tasks with memory."
 )
 
 
@@ -32,6 +34,6 @@ def audit_curves(measured: Sequence[Measured]) -> list[ThresholdCurves]:
     """The curves of each domain's log, in the order ALFWorld, WebShop, HotpotQA, HumanEval (those present)."""
     curves = []
     for domain, (name, tasks, _) in _curve_logs(measured):
-        memories = {task.task_id: [task.reflections] for task in tasks if task.reflections}
+        memories = {task.task_id: [task.reflections] for task in tasks}
         curves.append(threshold_curves(f"{domain}: {name}", memories, DEFAULT_THRESHOLDS))
     return curves

@@ -135,6 +135,16 @@ def is_frozen(rrr: float | None, threshold: float = FROZEN_THRESHOLD) -> bool:
     return rrr is not None and rrr >= threshold
 
 
+FROZEN_SHARE_RULE = "frozen tasks / tasks with a defined RRR"
+"""The one denominator of every frozen share (docs/metrics.md, "Frozen"): a task without a defined RRR can neither
+freeze nor not, so it is left out, as from the mean RRR; a share over no such task is undefined, never 0."""
+
+
+def frozen_share(frozen: int, rrr_defined: int) -> float | None:
+    """Frozen tasks / tasks with a defined RRR (`FROZEN_SHARE_RULE`); None when no task has one."""
+    return frozen / rrr_defined if rrr_defined else None
+
+
 # Splits CamelCase object names into words, keeping acronyms whole: "SaltShaker" -> Salt, Shaker;
 # "CD" -> CD; "TVStand" -> TV, Stand.
 _CAMEL_WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -234,12 +244,12 @@ def object_mention(reflections: Sequence[str], target_object: str) -> MentionCou
     )
 
 
-def _one_chain_shares(data: Any, shares: dict[str, str], total: str | None = None) -> Any:
-    """metrics.json written before repeats has one chain per task: each share follows from its count."""
+def _one_chain_solved_share(data: Any, total: str | None = None) -> Any:
+    """metrics.json written before repeats has one chain per task: solved_share follows from the solved count."""
     if not isinstance(data, dict):
         return data
     denominator = max(data.get(total, 1), 1) if total else 1
-    return {share: float(data.get(count, 0)) / denominator for share, count in shares.items()} | data
+    return {"solved_share": float(data.get("solved", 0)) / denominator} | data
 
 
 class TaskMetrics(BaseModel):
@@ -262,16 +272,13 @@ class TaskMetrics(BaseModel):
     solved: bool = Field(description="Some recorded trial (of some chain) was won.")
     solved_trial: int | None = Field(description="0-based index of the first won trial (earliest of its chains).")
     solved_share: float = Field(ge=0, le=1, description="Share of the task's chains won: 0 or 1 with one chain.")
-    frozen_share: float = Field(ge=0, le=1, description="Share of the task's chains frozen: 0 or 1 with one chain.")
     mentions: MentionCounts = Field(description="Reflections naming the target object.")
     identity: IdentityCounts | None = Field(
         None, description="Reflections by task-identity label (on_task, off_task, vacuous); None without a rule."
     )
     malformed: int = Field(0, ge=0, description="Answers the grounded_template parser rejected (0 for other sources).")
 
-    _shares = model_validator(mode="before")(
-        classmethod(lambda cls, data: _one_chain_shares(data, {"solved_share": "solved", "frozen_share": "frozen"}))
-    )
+    _solved_share = model_validator(mode="before")(classmethod(lambda cls, data: _one_chain_solved_share(data)))
 
 
 def _malformed(record: TrialRecord) -> bool:
@@ -317,7 +324,6 @@ def task_metrics(
         solved=bool(won),
         solved_trial=won[0] if won else None,
         solved_share=float(bool(won)),
-        frozen_share=float(is_frozen(rrr, frozen_threshold)),
         mentions=mentions if mentions is not None else object_mention(memory, target_object),
         identity=identity,
         malformed=sum(_malformed(r) for r in ordered),
@@ -339,9 +345,10 @@ class ConditionMetrics(BaseModel):
         "over_defined_only",
         description="Tasks with an undefined RRR are left out of the mean, never counted as 0.",
     )
-    frozen: int = Field(ge=0, description="Tasks whose memory is frozen (their RRR >= the frozen threshold).")
+    frozen: int = Field(
+        ge=0, description="Tasks whose memory is frozen (their RRR >= the frozen threshold), out of `rrr_defined`."
+    )
     solved_share: float = Field(ge=0, le=1, description="Mean over tasks of each one's share of chains won.")
-    frozen_share: float = Field(ge=0, le=1, description="Mean over tasks of each one's share of chains frozen.")
     mentions: MentionCounts = Field(description="Object mentions summed over every task's reflections.")
     identity: IdentityShares | None = Field(
         None,
@@ -350,11 +357,18 @@ class ConditionMetrics(BaseModel):
     )
     malformed: int = Field(0, ge=0, description="Answers the grounded_template parser rejected, over all tasks.")
 
-    _shares = model_validator(mode="before")(
-        classmethod(
-            lambda cls, data: _one_chain_shares(data, {"solved_share": "solved", "frozen_share": "frozen"}, "tasks")
-        )
+    _solved_share = model_validator(mode="before")(
+        classmethod(lambda cls, data: _one_chain_solved_share(data, "tasks"))
     )
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="frozen / rrr_defined: the one frozen share (FROZEN_SHARE_RULE); None when no task has a defined "
+        "RRR. From the counts, so a metrics.json written when it was a mean over all tasks of each one's share of "
+        "chains frozen reads under this definition."
+    )
+    @property
+    def frozen_share(self) -> float | None:
+        return frozen_share(self.frozen, self.rrr_defined)
 
     @computed_field(  # type: ignore[prop-decorator]
         description="Solved / tasks and object mention / reflections with 95% Wilson intervals, from the counts (so "
@@ -390,7 +404,6 @@ def condition_metrics(per_task: Sequence[TaskMetrics]) -> ConditionMetrics:
         mean_rrr=sum(defined) / len(defined) if defined else None,
         frozen=sum(t.frozen for t in per_task),
         solved_share=sum(t.solved_share for t in per_task) / len(per_task),
-        frozen_share=sum(t.frozen_share for t in per_task) / len(per_task),
         mentions=sum((t.mentions for t in per_task), MentionCounts(reflections=0, strict=0, normalized=0)),
         identity=identity_shares(sum(labelled, IdentityCounts())) if labelled else None,
         malformed=sum(t.malformed for t in per_task),

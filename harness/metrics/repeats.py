@@ -17,8 +17,9 @@ def pool_repeats(chains: Sequence[TaskMetrics], frozen_threshold: float = FROZEN
     """One task's chains (one `task_metrics` per repeat) as the task's figures.
 
     One chain is returned as it is. Several: RRR is the mean over the chains where it is defined, frozen is that
-    mean at the threshold, solved_share and frozen_share are shares of chains; counts (trials, reflections,
-    mentions, identity labels, malformed answers) are summed over the chains.
+    mean at the threshold (a task is frozen or not, never a share of its chains), solved_share is the share of
+    chains won; counts (trials, reflections, mentions, identity labels, malformed answers) are summed over the
+    chains.
     """
     if not chains:
         raise ValueError("pool_repeats needs at least one chain.")
@@ -43,7 +44,6 @@ def pool_repeats(chains: Sequence[TaskMetrics], frozen_threshold: float = FROZEN
         solved=any(c.solved for c in chains),
         solved_trial=min(won) if won else None,
         solved_share=sum(c.solved for c in chains) / len(chains),
-        frozen_share=sum(c.frozen for c in chains) / len(chains),
         mentions=sum((c.mentions for c in chains), MentionCounts(reflections=0, strict=0, normalized=0)),
         # Summed only when every chain was labelled, as condition_metrics does over tasks.
         identity=sum(identities, IdentityCounts()) if len(identities) == len(chains) else None,

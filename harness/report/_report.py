@@ -151,7 +151,7 @@ def _plot(
     if semantic is not None:
         plot_semantic_vs_rrr(semantic.conditions, out_dir / SEMANTIC_VS_RRR, frozen_threshold)
     if curves:
-        plot_threshold_curves(curves, out_dir / THRESHOLD_CURVES, "Frozen share of tasks per condition")
+        plot_threshold_curves(curves, out_dir / THRESHOLD_CURVES, "Frozen share (tasks with an RRR) per condition")
     for name, drawn in optional:  # an earlier report's (with --semantic, say): this report shows no such plot
         if not drawn:
             (out_dir / name).unlink(missing_ok=True)

@@ -39,7 +39,7 @@ def plot_threshold_curves(curves: Sequence[ThresholdCurves], path: Path, title: 
         by_frozen.set_title(f"frozen threshold moving (repeat: {thresholds.repeat_rule})", fontsize=9)
     by_similarity.set_xlabel("similarity threshold (ratio)")
     by_frozen.set_xlabel("frozen threshold (RRR)")
-    by_similarity.set_ylabel("frozen share of tasks (0 to 1)")
+    by_similarity.set_ylabel("frozen share of tasks with an RRR (0 to 1)")
     by_similarity.set_ylim(-0.03, 1.03)
     figure.suptitle(_shown(title))
     # Long labels (a published log's path) two a row, so the legend does not widen the figure.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harness.metrics.core import FROZEN_SHARE_RULE
 from harness.metrics.curves import ThresholdCurves, threshold_curves
 from harness.metrics.thresholds import Thresholds
 from harness.report._combine import ReportCondition
@@ -38,7 +39,8 @@ def _memories(runs: Sequence[RunData], condition: ReportCondition) -> dict[tuple
 def condition_curves(
     runs: Sequence[RunData], conditions: Sequence[ReportCondition], thresholds: Thresholds
 ) -> list[ThresholdCurves]:
-    """One pair of curves per condition with records (a run reported from metrics.json alone has none)."""
+    """One pair of curves per condition with a task with a defined RRR (a run reported from metrics.json alone has
+    none)."""
     curves = [threshold_curves(c.label, _memories(runs, c), thresholds) for c in conditions]
     return [curve for curve in curves if curve.tasks]
 
@@ -47,10 +49,11 @@ def threshold_section(runs: Sequence[RunData], curves: Sequence[ThresholdCurves]
     """The figure and its numbers; a sentence when the runs' thresholds differ."""
     blocks: list[Block] = [
         Paragraph(
-            "The share of tasks whose memory is frozen, as each threshold moves and the other stays at its set value "
+            f"The frozen share ({FROZEN_SHARE_RULE}), as each threshold moves and the other stays at its set value "
             f"(metrics.similarity_threshold: {thresholds.repeat_rule}; metrics.frozen_threshold: "
-            f"{thresholds.frozen_rule}). A task counts once: with repeats, by its share of chains frozen. The set "
-            "values are the study's empirical choices; the curves show how much the frozen figures rest on them."
+            f"{thresholds.frozen_rule}). A task counts once: with repeats, frozen when the mean RRR of its chains is. "
+            "A condition without a task with an RRR has no curve. The set values are the study's empirical choices; "
+            "the curves show how much the frozen figures rest on them."
         )
     ]
     differing = [run.name for run in runs if run.metrics.thresholds != thresholds]
@@ -62,6 +65,6 @@ def threshold_section(runs: Sequence[RunData], curves: Sequence[ThresholdCurves]
             )
         )
     if curves:
-        blocks.append(Figure("Frozen share of tasks as each threshold moves", THRESHOLD_CURVES))
+        blocks.append(Figure("Frozen share as each threshold moves", THRESHOLD_CURVES))
     blocks += threshold_tables(curves, "condition")
     return Section("Threshold curves", blocks)

@@ -141,7 +141,6 @@ def task_row(condition: str, task: TaskMetrics) -> Row:
         "solved": task.solved,
         "solved_trial": task.solved_trial,
         "solved_share": task.solved_share,
-        "frozen_share": task.frozen_share,
         "mention_strict": task.mentions.strict,
         "mention_normalized": task.mentions.normalized,
         **{label: identity.count(label) if identity else None for label in IDENTITY_LABELS},
@@ -151,7 +150,7 @@ def task_row(condition: str, task: TaskMetrics) -> Row:
 
 TASK_COLUMNS = [
     "condition", "task", "target_object", "repeats", "trials", "reflections", "rrr", "frozen", "solved",
-    "solved_trial", "solved_share", "frozen_share", "mention_strict", "mention_normalized", *IDENTITY_LABELS,
+    "solved_trial", "solved_share", "mention_strict", "mention_normalized", *IDENTITY_LABELS,
     "malformed",
 ]  # fmt: skip
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harness.metrics.core import FROZEN_SHARE_RULE
 from harness.metrics.curves import CurvePoint, ThresholdCurves
 from harness.metrics.run import ConditionReport
 from harness.metrics.task_bootstrap import BOOTSTRAP_METHOD, CONFIDENCE_LEVEL, MIN_TASKS_FOR_INTERVAL
@@ -41,12 +42,12 @@ def conditions_header(thresholds: Thresholds | None) -> list[str]:
 def _threshold_note(thresholds: Thresholds | None) -> str:
     if thresholds is None:
         return (
-            "Frozen: RRR >= the row's metrics.frozen_threshold, over tasks with a defined RRR; a reflection repeats "
+            f"Frozen: RRR >= the row's metrics.frozen_threshold, as {FROZEN_SHARE_RULE}; a reflection repeats "
             "an earlier one at the row's metrics.similarity_threshold: the runs were measured at different "
             "thresholds, so each row is at its own, named in its label, and no row pools two."
         )
     return (
-        f"Frozen: {thresholds.frozen_rule} (metrics.frozen_threshold), over tasks with a defined RRR; a reflection "
+        f"Frozen: {thresholds.frozen_rule} (metrics.frozen_threshold), as {FROZEN_SHARE_RULE}; a reflection "
         f"repeats an earlier one at {thresholds.repeat_rule} (metrics.similarity_threshold)."
     )
 
@@ -91,9 +92,9 @@ def _solved(report: ConditionReport) -> str:
 
 
 def _frozen(report: ConditionReport) -> str:
+    """Frozen tasks / tasks with a defined RRR, the one frozen share; "undefined" when no task has an RRR."""
     t = report.totals
-    pooled = f"; chains frozen {t.frozen_share:.0%} (mean over tasks)" if t.repeats > 1 else ""
-    return f"{t.frozen}/{t.rrr_defined}{pooled}"
+    return _ratio(t.frozen, t.rrr_defined) if t.rrr_defined else "undefined"
 
 
 def _condition_row(report: ConditionReport) -> list[str]:
@@ -134,8 +135,8 @@ def conditions_table(
             "Average RRR is over tasks with at least two reflections (count in brackets); RRR is undefined, not 0,",
             "below that.",
             _threshold_note(thresholds),
-            "With repeats, a task counts once: its RRR is the mean over its chains, and the shares of chains won and",
-            "frozen are means over tasks of each task's share.",
+            "With repeats, a task counts once: its RRR is the mean over its chains (frozen when that mean is), and",
+            "the share of chains won is a mean over tasks of each task's share.",
         ]
     )
     rows = [_condition_row(report) for report in reports]
@@ -161,8 +162,7 @@ def rrr_grid(reports: Sequence[ConditionReport]) -> list[Block]:
 def _curve_cell(point: CurvePoint, tasks: int) -> str:
     if point.frozen_share is None:
         return "n/a"
-    count = f"{point.frozen_tasks:g}" if point.frozen_tasks.is_integer() else f"{point.frozen_tasks:.2f}"
-    return f"{point.frozen_share:.2f} ({count}/{tasks})"
+    return f"{point.frozen_share:.2f} ({point.frozen_tasks}/{tasks})"
 
 
 def _curve_table(curves: Sequence[ThresholdCurves], first: str, moving: str) -> Table:
@@ -175,14 +175,14 @@ def _curve_table(curves: Sequence[ThresholdCurves], first: str, moving: str) -> 
 
 
 def threshold_tables(curves: Sequence[ThresholdCurves], first: str) -> list[Block]:
-    """The threshold curves as data: the frozen share of tasks (frozen tasks / tasks) at each similarity threshold,
-    then at each frozen threshold, one row per curve (`first` names the rows: condition, domain)."""
+    """The threshold curves as data: the frozen share (`FROZEN_SHARE_RULE`) at each similarity threshold, then at each
+    frozen threshold, one row per curve (`first` names the rows: condition, domain)."""
     if not curves:
-        return [Paragraph("No reflections to draw threshold curves from.")]
-    thresholds = curves[0].thresholds
+        return [Paragraph("No task with a defined RRR to draw threshold curves from.")]
+    thresholds, share = curves[0].thresholds, f"Frozen share ({FROZEN_SHARE_RULE})"
     return [
-        Paragraph(f"Frozen share of tasks as the similarity threshold moves (frozen: {thresholds.frozen_rule}):"),
+        Paragraph(f"{share} as the similarity threshold moves (frozen: {thresholds.frozen_rule}):"),
         _curve_table(curves, first, "similarity"),
-        Paragraph(f"Frozen share of tasks as the frozen threshold moves (repeat: {thresholds.repeat_rule}):"),
+        Paragraph(f"{share} as the frozen threshold moves (repeat: {thresholds.repeat_rule}):"),
         _curve_table(curves, first, "frozen"),
     ]

@@ -11,6 +11,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from harness.audit.__main__ import main
+from harness.audit.paper_claims import HUMANEVAL_RUN
 from harness.audit.sources import discover_sources
 from tests.harness.report.commonmark import tables
 from tests.in_process import run_module
@@ -112,7 +113,7 @@ def test_every_source_is_either_a_row_or_skipped_with_its_reason(audit: tuple[di
 def test_the_markdown_groups_rows_by_domain_and_states_the_conventions(audit: tuple[dict, str]) -> None:
     markdown = audit[1]
     assert (
-        "| alfworld | `alfworld_runs/root/reflexion_run_logs` | 134 | 50 | 31 | 16 | 0.32 (16/50) | 0.52 (16/31) "
+        "| alfworld | `alfworld_runs/root/reflexion_run_logs` | 134 | 50 | 31 | 16 | 0.52 (16/31) | 0.32 (16/50) "
         "| 0.64 | 0.38 | 121 | rho 0.59, p 0.000416, n=31 | rho 0.81, p 1.35e-12, n=50 |"
     ) in markdown
     assert "RRR is undefined, not 0, for a task with fewer than two reflections" in markdown
@@ -239,3 +240,15 @@ def test_the_humaneval_and_hotpotqa_runs_report_task_identity_beside_rrr(audit: 
     checks = {check["claim"]["id"]: check for check in report["paper"]}
     for claim in ("table1_hotpotqa", "table1_humaneval", "abstract_frozen", "humaneval_error_types"):
         assert "task identity (`" in checks[claim]["logs"], claim
+
+
+def test_the_identity_sections_frozen_column_is_over_tasks_with_rrr(audit: tuple[dict, str]) -> None:
+    """The frozen share's one denominator, tasks with RRR; HumanEval's published run has tasks with one reflection,
+    so tasks with memory (its 4/30) would read otherwise."""
+    report, markdown = audit
+    (identity,) = [table for table in tables(markdown) if "tasks labelled" in table[0]]
+    frozen = identity[0].index("frozen")
+    cells = {row[1].strip("`"): row[frozen] for row in identity[1:]}
+    rows = {row["source"]: row for row in report["sources"] if row["source"] in cells}
+    assert rows and all(cells[s] == f"{r['n_frozen']}/{r['n_with_rrr']}" for s, r in rows.items())
+    assert cells[HUMANEVAL_RUN] == "4/23"

@@ -11,7 +11,7 @@ from harness.records import RunPlan, TrialRecord
 from tests.harness.metrics.test_repeats import two_tasks_two_repeats
 from tests.harness.metrics.test_thresholds import records as threshold_records
 
-PLAN = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=4)
+PLAN = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=4, repeats=2)
 
 
 def all_records() -> list[TrialRecord]:
@@ -38,8 +38,8 @@ def test_every_point_equals_the_frozen_share_run_metrics_counts(thresholds: Thre
     for point in points:
         at = Thresholds(similarity_threshold=point.similarity_threshold, frozen_threshold=point.frozen_threshold)
         totals = run_metrics(records, PLAN, targets, thresholds=at).conditions[0].totals
+        assert (point.frozen_tasks, curves.tasks) == (totals.frozen, totals.rrr_defined)
         assert point.frozen_share == pytest.approx(totals.frozen_share)
-        assert point.frozen_tasks == pytest.approx(totals.frozen_share * totals.tasks)
 
 
 def test_the_curves_move_over_the_grid() -> None:

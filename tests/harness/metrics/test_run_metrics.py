@@ -78,11 +78,11 @@ def test_the_table_shows_strict_and_normalized_mention_side_by_side() -> None:
     # Two tasks, and one, are too few for an interval over tasks: the cells say so beside the counts.
     assert rows[2] == (
         "| self_diagnosis | m | 1/2 (50%) | - | - | - | 3/4 from 2 tasks (75%; too few tasks) "
-        "| 4/4 from 2 tasks (100%; too few tasks) | 1.00 (1) | 1/1 | 0 |"
+        "| 4/4 from 2 tasks (100%; too few tasks) | 1.00 (1) | 1/1 (100%) | 0 |"
     )
     assert rows[3] == (
         "| grounded_template | m | 1/1 (100%) | - | - | - | 0/1 from 1 task (0%; too few tasks) "
-        "| 0/1 from 1 task (0%; too few tasks) | undefined (0) | 0/0 | 1 |"
+        "| 0/1 from 1 task (0%; too few tasks) | undefined (0) | undefined | 1 |"
     )
     assert "undefined, not 0" in table
     assert "the same interval over tasks). A rule. Average RRR" in table

@@ -60,7 +60,7 @@ def test_two_runs_of_the_same_tasks_are_one_row_each_and_the_report_says_so(tmp_
     ]
     assert [row.split(" | ")[2] for row in rows(report, "no_memory")] == ["0/2 (0%)", "0/2 (0%)"]
     # Pooled, the tasks would count twice: 2/4 solved, MUG frozen 2/2.
-    assert [row.split(" | ")[-2] for row in rows(report, "self_diagnosis")] == ["1/1", "1/1"]
+    assert [row.split(" | ")[-2] for row in rows(report, "self_diagnosis")] == ["1/1 (100%)", "1/1 (100%)"]
     assert (
         "Kept apart here (runs of the same tasks, one row per run, not paired): self_diagnosis (r1); "
         "self_diagnosis (r2); no_memory (r1); no_memory (r2)."

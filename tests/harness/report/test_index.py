@@ -12,6 +12,7 @@ import pytest
 
 from harness.errors import visible
 from harness.metrics.run import METRICS_FILE, RunMetrics
+from harness.report._index_run import run_row
 from harness.report.__main__ import main
 from harness.report.html import INDEX_FILE
 from harness.report.index import index_rows, write_index_page
@@ -47,14 +48,39 @@ def test_a_runs_row_holds_its_manifest_records_and_metrics_json(results: Path) -
     assert plain.models == ["m"]
     assert (plain.trials_done, plain.trials_planned) == (4, 4)
     totals = condition.totals
-    shares = f"solved {totals.solved_share:.0%}, frozen {totals.frozen_share:.0%}"
-    assert plain.figures == [f"self_diagnosis: {shares} of 1 task"]
+    frozen = f"frozen {totals.frozen}/{totals.rrr_defined} with an RRR ({totals.frozen_share:.0%})"
+    assert plain.figures == [f"self_diagnosis: solved {totals.solved_share:.0%} of 1 task; {frozen}"]
     assert plain.search == [MUG] and plain.started == "2026-01-02 03:04"
     # One unsolved trial of a 3-trial plan, still open: at most 3.
     assert (rows["runs/hostile"].trials_done, rows["runs/hostile"].trials_planned) == (1, 3)
     assert rows["runs/hostile"].figures == ["no metrics.json"]
     running = rows[f"{SWEEP}/1"]
     assert (running.status, running.trials_done, running.trials_planned) == ("running", 1, 2)
+
+
+def test_frozen_is_over_tasks_with_an_rrr_undefined_without_one_beside_the_identity_shares(
+    five_conditions_run: Path,
+) -> None:
+    """The condition table's denominator, not all tasks: no_memory wrote no reflection, so its frozen share is
+    undefined, never 0%; every condition shows its task-identity shares (ALFWorld has an identity rule)."""
+    metrics = RunMetrics.model_validate_json((five_conditions_run / METRICS_FILE).read_text())
+    figures = dict(line.split(": ", 1) for line in run_row(five_conditions_run, "five", None).figures)
+    assert list(figures) == [c.condition for c in metrics.conditions]
+    no_memory = "solved 0% of 3 tasks; frozen — (no task with an RRR); task identity — (no reflection)"
+    assert figures["no_memory"] == no_memory
+    for c in metrics.conditions:
+        t, identity = c.totals, c.totals.identity
+        if not t.rrr_defined:
+            continue
+        assert identity is not None and identity.reflections
+        frozen = f"frozen {t.frozen}/{t.rrr_defined} with an RRR ({t.frozen / t.rrr_defined:.0%})"
+        shares = ", ".join(
+            f"{label} {getattr(identity, key).count / identity.reflections:.0%}"
+            for label, key in (("on task", "on_task"), ("off task", "off_task"), ("vacuous", "vacuous"))
+        )
+        assert figures[c.condition].endswith(f"; {frozen}; {shares} of {identity.reflections} reflections")
+    # A condition with a task of undefined RRR: all tasks as the denominator would read otherwise.
+    assert any(0 < c.totals.rrr_defined < c.totals.tasks for c in metrics.conditions)
 
 
 def test_a_sweeps_row_says_what_it_swept_and_how_far_its_jobs_are(results: Path) -> None:

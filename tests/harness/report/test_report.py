@@ -176,10 +176,10 @@ def test_the_report_of_one_run_holds_the_condition_table(run_a: Path) -> None:
             # Every reflection of run A names its task's object and plans nothing else.
             # MUG's three reflections and SALT's one: two tasks, too few for an interval over tasks.
             f"| self_diagnosis | m | 1/2 (50%) | {labels((3, 0, 0), (1, 0, 0))} | {over_tasks((3, 3), (0, 1))} | "
-            f"{over_tasks((3, 3), (1, 1))} | 1.00 (1) | 1/1 | 0 |",
-            "| no_memory | m | 1/2 (50%) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
+            f"{over_tasks((3, 3), (1, 1))} | 1.00 (1) | 1/1 (100%) | 0 |",
+            "| no_memory | m | 1/2 (50%) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) | undefined | 0 |",
             f"| programmatic | m | 2/2 (100%) | {labels((2, 0, 0))} | 0/2 from 1 task (0%; too few tasks) | "
-            "2/2 from 1 task (100%; too few tasks) | 0.00 (1) | 0/1 | 0 |",
+            "2/2 from 1 task (100%; too few tasks) | 0.00 (1) | 0/1 (0%) | 0 |",
         ]
     )
     assert table + "\n\nOn task, off task, vacuous:" in text
@@ -211,11 +211,11 @@ def test_two_runs_pool_conditions_with_the_same_models_and_keep_the_others_apart
             # run B's "search the countertop before the shelf" names no object: vacuous.
             # Three tasks, MUG, SALT and CUP: the shares' intervals resample them.
             f"| self_diagnosis | m | 2/3 (67%) | {labels((3, 0, 0), (1, 0, 0), (1, 0, 1))} | "
-            f"{over_tasks((3, 3), (0, 1), (0, 2))} | {over_tasks((3, 3), (1, 1), (1, 2))} | 0.50 (2) | 1/2 | 0 |",
-            "| no_memory (run_a) | m | 1/2 (50%) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
-            "| no_memory (run_b) | tiny | 0/1 (0%) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) | 0/0 | 0 |",
+            f"{over_tasks((3, 3), (0, 1), (0, 2))} | {over_tasks((3, 3), (1, 1), (1, 2))} | 0.50 (2) | 1/2 (50%) | 0 |",
+            "| no_memory (run_a) | m | 1/2 (50%) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) | undefined | 0 |",
+            "| no_memory (run_b) | tiny | 0/1 (0%) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) | undefined | 0 |",
             f"| programmatic | m | 2/2 (100%) | {labels((2, 0, 0))} | 0/2 from 1 task (0%; too few tasks) | "
-            "2/2 from 1 task (100%; too few tasks) | 0.00 (1) | 0/1 | 0 |",
+            "2/2 from 1 task (100%; too few tasks) | 0.00 (1) | 0/1 (0%) | 0 |",
         ]
     )
     assert table in text

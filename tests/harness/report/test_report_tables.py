@@ -12,15 +12,19 @@ from typing import Any
 import pandas
 import pytest
 
-from harness.metrics.run import METRICS_FILE
+from harness.metrics.run import METRICS_FILE, run_metrics
 from harness.metrics.task_shares import task_share
-from harness.records import TRIALS_FILE
+from harness.records import TRIALS_FILE, RunPlan
 from harness.report._runs import load_run
 from harness.report.frames import load_conditions, load_trials
 from harness.report.table_files import latex_cell
+from harness.report.tables import conditions_table
+from tests.harness.metrics.test_repeats import two_tasks_two_repeats
+from tests.harness.report.commonmark import blocks_markdown
 from tests.in_process import Outcome, run_module
 
 IDENTITY = ("on_task", "off_task", "vacuous")
+REPEATS_PLAN = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=3, repeats=2)
 
 pytestmark = pytest.mark.slow
 
@@ -108,6 +112,17 @@ def test_the_condition_table_holds_metrics_json_figures_and_intervals(five: Path
     for row in over:
         wilson = float(row["on_task_high"]) - float(row["on_task_low"])
         assert float(row["on_task_task_high"]) - float(row["on_task_task_low"]) >= wilson
+
+
+def test_the_frozen_share_is_frozen_tasks_over_tasks_with_an_rrr_and_blank_without_one(five: Path) -> None:
+    """The condition table's denominator: not all tasks (a condition with a task of undefined RRR would read
+    lower), and no_memory, which wrote no reflection, has no share at all rather than 0."""
+    rows = {r["condition"]: r for r in read_csv(five / "conditions.csv")}
+    for row in rows.values():
+        defined = int(row["rrr_defined"])
+        assert row["frozen_share"] == (str(int(row["frozen"]) / defined) if defined else "")
+    assert (rows["no_memory"]["rrr_defined"], rows["no_memory"]["frozen_share"]) == ("0", "")
+    assert any(0 < int(r["rrr_defined"]) < int(r["tasks"]) and int(r["frozen"]) for r in rows.values())
 
 
 def test_the_task_table_holds_metrics_json_per_task_figures(five: Path) -> None:
@@ -220,3 +235,12 @@ def test_three_replays_as_dataframes(runs: dict[str, Path]) -> None:
         assert list(mine["solved"]) == [
             solved[solved["condition"] == c["condition"]]["task"].nunique() for c in metrics["conditions"]
         ]
+
+
+def test_the_condition_tables_frozen_cell_counts_tasks_not_chains() -> None:
+    """Two tasks of two repeats, each frozen by the mean RRR of its chains though half its chains froze: the cell
+    is 2/2 with its share, as metrics.json's frozen_share, with no second share of chains beside it."""
+    report = run_metrics(two_tasks_two_repeats(), REPEATS_PLAN, {"a": "SaltShaker", "b": "SaltShaker"})
+    table = blocks_markdown(conditions_table(report.conditions, ["A rule."])).splitlines()
+    assert table[2].split(" | ")[-2] == "2/2 (100%)"
+    assert report.conditions[0].totals.frozen_share == 1.0

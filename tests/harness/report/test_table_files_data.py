@@ -56,7 +56,7 @@ def test_a_formula_and_control_characters_in_records_are_data_in_csv_and_latex(t
     tex = (run / "tasks.tex").read_text(encoding="utf-8")
     # pdfLaTeX has no glyph for a control picture: code points, their angle brackets escaped as any < or >.
     assert r"\textless{}U+001B\textgreater{}[31m\textless{}U+202E\textgreater{}\textless{}U+0000\textgreater{}" in tex
-    assert " & 2 & 2 & 1 & yes & no & -- & 0 & 1 & " in tex
+    assert " & 2 & 2 & 1 & yes & no & -- & 0 & 0 & " in tex
 
 
 def test_only_text_cells_are_quoted_a_negative_number_stays_a_number(tmp_path: Path) -> None:

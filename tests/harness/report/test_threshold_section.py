@@ -52,11 +52,13 @@ def test_the_report_draws_the_curves_and_names_the_thresholds(tmp_path: Path) ->
     assert f"]({THRESHOLD_CURVES})" in section
     assert "| condition | 0.7 | 0.75 | 0.8 (set) | 0.85 | 0.9 | 0.95 |" in section
     assert "0.4 (set)" in section and "ratio >= 0.8" in section and "RRR >= 0.4" in section
-    # At the set thresholds the curve is the condition's pooled frozen share: tasks a and b each half frozen.
-    assert "| self_diagnosis | " in section and "0.50 (1/2)" in section
+    # At the set thresholds the curve is the condition's frozen share: a and b each frozen by the mean RRR of their
+    # chains (0.5 and 1.0), 2 of the 2 tasks with an RRR; not the share of chains frozen (0.50).
+    at_set_similarity = next(line for line in section.splitlines() if line.startswith("| self_diagnosis |"))
+    assert at_set_similarity.split(" | ")[3] == "1.00 (2/2)"
     assert "frozen (RRR >= 0.4)" in report
     html = (tmp_path / "out" / "report.html").read_text()
-    assert "Threshold curves" in html and 'alt="Frozen share of tasks as each threshold moves"' in html
+    assert "Threshold curves" in html and 'alt="Frozen share as each threshold moves"' in html
 
 
 def test_a_run_without_recorded_thresholds_is_reported_at_the_defaults(tmp_path: Path) -> None:
