@@ -28,6 +28,7 @@ from harness.cli.sweep_report import SweepReport
 from harness.errors import ConfigError, HarnessError, fail, visible
 from harness.records.sweep_job import SweepJob
 from harness.run.config import validate_config
+from harness.run.interrupt import release_held_stops
 from harness.run.preflight import check_store_outside_runs
 from harness.run.resume import check_resumption
 from harness.records.run_dir import check_not_inside_run, check_output_dir, check_run_dir_contents, first_missing
@@ -56,6 +57,7 @@ class InputGuard(Callback):
         self._report: SweepReport | None = None
 
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        release_held_stops()  # composed: a stop signal that came meanwhile ends the run here, before anything is made
         try:
             run_dir = check_output_dir(str(config.hydra.run.dir), "hydra.run.dir")
             check_not_inside_run(run_dir, f"hydra.run.dir={config.hydra.run.dir}")
@@ -70,6 +72,7 @@ class InputGuard(Callback):
             config.hydra.runtime[CREATED_KEY] = str(created) if created else None
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        release_held_stops()
         try:
             sweep_dir = check_output_dir(str(config.hydra.sweep.dir), "hydra.sweep.dir")
             check_not_inside_run(sweep_dir, f"hydra.sweep.dir={config.hydra.sweep.dir}")

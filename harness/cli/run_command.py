@@ -106,6 +106,7 @@ def main() -> None:
     """The command: overrides checked before Hydra composes, then the task."""
     try:
         sys.argv[1:] = preflight(sys.argv[1:])
+        STARTUP_STOP.hold()  # while Hydra composes; the guard's first callback releases it
         run_task()
     except KeyboardInterrupt as stopped:  # a second signal during the run's grace: recorded trials are durable
         print(STOPPED_AT_ONCE, file=sys.stderr)

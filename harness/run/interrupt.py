@@ -33,16 +33,42 @@ class StartupStop:
     def __init__(self, message: str) -> None:
         self.message = message
         self.received: signal.Signals | None = None
+        self._held = False
 
     def install(self) -> None:
         """Handle the stop signals until the run installs its own (stop_on_signals); ignored ones stay ignored."""
         _handle_unignored(self._handle)
 
+    def hold(self) -> None:
+        """Until `release_held_stops`, a stop signal prints its line but exits only then: Hydra composing the config
+        would take an exit raised inside it for an error of its own (exit 1 and a garbled message)."""
+        self._held = True
+        if self not in _HELD:
+            _HELD.append(self)
+
+    def release(self) -> None:
+        """Exit now if a stop signal came while held; from here on one exits at once again."""
+        self._held = False
+        if self in _HELD:
+            _HELD.remove(self)
+        if self.received is not None:
+            sys.exit(128 + self.received)
+
     def _handle(self, number: int, frame: FrameType | None) -> None:
         if self.received is None:
             self.received = signal.Signals(number)
             print(self.message, file=sys.stderr)
-        sys.exit(128 + self.received)
+        if not self._held:
+            sys.exit(128 + self.received)
+
+
+_HELD: list[StartupStop] = []
+
+
+def release_held_stops() -> None:
+    """The config is composed, the harness's own code runs again: a stop held meanwhile exits here."""
+    for stop in list(_HELD):
+        stop.release()
 
 
 class StopAtOnce(KeyboardInterrupt):
