@@ -18,11 +18,10 @@ from harness.domains.alfworld.identity import reflection_identity
 from harness.metrics.core import (
     EarlierMatch,
     is_frozen,
-    mentions_object,
     most_similar_earlier,
-    object_mention_spans,
     reflection_repetition_rate,
 )
+from harness.metrics.object_mention import mentions_object, object_mention_spans
 from harness.records.identity import ReflectionIdentity
 from harness.report.html import Entry, Group, Mention, Nearest, Page, write_page
 

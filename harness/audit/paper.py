@@ -29,7 +29,8 @@ from harness.domains.alfworld.identity import reflection_identity
 from harness.domains.alfworld.target import task_parts
 from harness.domains.alfworld.vocabulary import find_names
 from harness.domains.humaneval.failures import names_error_type
-from harness.metrics.core import FROZEN_THRESHOLD, mentions_object
+from harness.metrics.core import FROZEN_THRESHOLD
+from harness.metrics.object_mention import mentions_object
 from harness.metrics.identity import IdentityCounts, identity_counts
 
 def _at_precision(value: float, printed: str) -> bool:

@@ -17,7 +17,8 @@ from harness.records.registry import Lazy
 
 if TYPE_CHECKING:
     from harness.domains.base import Domain
-    from harness.metrics.core import MentionCounts, MentionSpan
+    from harness.metrics.core import MentionCounts
+    from harness.metrics.object_mention import MentionSpan
     from harness.records import TrialRecord
     from harness.records.identity import ReflectionIdentity
 

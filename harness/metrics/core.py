@@ -6,7 +6,6 @@ Pure functions: they read records and strings, never a model or a file.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Literal
@@ -15,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 
 from harness.metrics.identity import IdentityCounts, IdentityShares, identity_shares
 from harness.metrics.intervals import ConditionIntervals, share
+from harness.metrics.object_mention import mentions_object
 from harness.records import TrialRecord
 
 SIMILARITY_THRESHOLD = 0.85
@@ -22,9 +22,6 @@ SIMILARITY_THRESHOLD = 0.85
 
 FROZEN_THRESHOLD = 0.5
 """A task's memory is frozen when its RRR is at least this."""
-
-MentionVariant = Literal["strict", "normalized"]
-
 
 def is_blank(reflection: str) -> bool:
     """Empty or whitespace only: a vacuous reflection, which says nothing and so repeats nothing."""
@@ -143,69 +140,6 @@ freeze nor not, so it is left out, as from the mean RRR; a share over no such ta
 def frozen_share(frozen: int, rrr_defined: int) -> float | None:
     """Frozen tasks / tasks with a defined RRR (`FROZEN_SHARE_RULE`); None when no task has one."""
     return frozen / rrr_defined if rrr_defined else None
-
-
-# Splits CamelCase object names into words, keeping acronyms whole: "SaltShaker" -> Salt, Shaker;
-# "CD" -> CD; "TVStand" -> TV, Stand.
-_CAMEL_WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-
-
-def _normalized_pattern(target_object: str) -> re.Pattern[str]:
-    """Case-insensitive pattern for the object's words, joined or separated, as a whole word.
-
-    Between words: nothing ("saltshaker", ALFWorld's own spelling), whitespace, "-" or "_".
-    A plural "s"/"es" may follow. No letter may touch either end, so "cd" does not match in
-    "cdrom", "cup" not in "cupboard", "toiletpaper" not in ALFWorld's receptacle
-    "toiletpaperhanger"; digits may ("mug1").
-    """
-    words = _CAMEL_WORD_RE.findall(target_object)
-    if "".join(words) != target_object:
-        raise ValueError(f"target object {target_object!r} is not a CamelCase name such as 'SaltShaker'.")
-    body = r"[\s_-]*".join(re.escape(word) for word in words)
-    return re.compile(rf"(?<![a-z])(?:{body})(?:e?s)?(?![a-z])", re.IGNORECASE)
-
-
-def mentions_object(reflection: str, target_object: str, variant: MentionVariant) -> bool:
-    """Whether a reflection names the task's target object.
-
-    strict: the CamelCase name as a case-sensitive substring (the study's definition), so
-    "SaltShaker" is not found in ALFWorld's lowercase "saltshaker 1".
-    normalized: see `_normalized_pattern`; finds "saltshaker", "salt shaker", "Salt-Shakers".
-    """
-    if variant == "strict":
-        return target_object in reflection
-    if variant == "normalized":
-        return _normalized_pattern(target_object).search(reflection) is not None
-    raise ValueError(f"unknown mention variant {variant!r}; accepted: strict, normalized.")
-
-
-class MentionSpan(BaseModel):
-    """Where a reflection names its object under one matching rule: text[start:end]."""
-
-    model_config = ConfigDict(frozen=True)
-
-    start: int = Field(ge=0)
-    end: int = Field(ge=0)
-    variant: MentionVariant
-
-
-def strict_spans(text: str, name: str) -> list[MentionSpan]:
-    """Every occurrence of `name` in `text`, case-sensitive and not overlapping, as strict spans (none for "")."""
-    spans, start = [], text.find(name) if name else -1
-    while start >= 0:
-        spans.append(MentionSpan(start=start, end=start + len(name), variant="strict"))
-        start = text.find(name, start + len(name))
-    return spans
-
-
-def object_mention_spans(reflection: str, target_object: str) -> list[MentionSpan]:
-    """Every place `mentions_object` finds the object: the strict substrings and the normalized matches."""
-    strict = strict_spans(reflection, target_object)
-    normalized = [
-        MentionSpan(start=match.start(), end=match.end(), variant="normalized")
-        for match in _normalized_pattern(target_object).finditer(reflection)
-    ]
-    return strict + normalized
 
 
 class MentionCounts(BaseModel):

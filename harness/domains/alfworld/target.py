@@ -12,7 +12,8 @@ import difflib
 from collections.abc import Iterable, Sequence
 
 from harness.domains.alfworld.vocabulary import LAMPS, OBJECT_TYPES, RECEPTACLE_TYPES, TASK_STEPS
-from harness.metrics.core import MentionCounts, MentionSpan, object_mention, object_mention_spans
+from harness.metrics.core import MentionCounts, object_mention
+from harness.metrics.object_mention import MentionSpan, object_mention_spans
 from harness.records import TrialRecord
 
 _FIELDS = 5

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from harness.domains.hotpotqa.judge import normalize_answer, normalize_with_origins
 from harness.domains.hotpotqa.questions import questions_by_id
-from harness.metrics.core import MentionCounts, MentionSpan, MentionVariant, strict_spans
+from harness.metrics.core import MentionCounts
+from harness.metrics.object_mention import MentionSpan, MentionVariant, strict_spans
 from harness.records import TrialRecord
 
 MENTION_NOTE = (

@@ -11,7 +11,8 @@ import re
 from collections.abc import Sequence
 
 from harness.records.humaneval import CheckedCall
-from harness.metrics.core import MentionCounts, MentionSpan, MentionVariant
+from harness.metrics.core import MentionCounts
+from harness.metrics.object_mention import MentionSpan, MentionVariant
 from harness.records import TrialRecord
 
 

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.metrics.core import MentionSpan
+from harness.metrics.object_mention import MentionSpan
 from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from harness.records.identity import ReflectionIdentity
 from harness.report.document import Document

@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 
 from harness.errors import visible, visible_in_prose
-from harness.metrics.core import MentionSpan
+from harness.metrics.object_mention import MentionSpan
 
 # One class per combination: the reader tells a strict match from one only the normalized rule finds.
 _MARK_CLASS = {1: "ms", 2: "mn", 3: "ms mn"}

@@ -16,12 +16,12 @@ from harness.metrics.core import (
     TaskMetrics,
     condition_metrics,
     is_frozen,
-    mentions_object,
     object_mention,
     pairwise_similarities,
     reflection_repetition_rate,
     task_metrics,
 )
+from harness.metrics.object_mention import mentions_object
 from tests.harness.factories import make_record
 
 CACHE = Path(__file__).resolve().parents[2] / "fixtures" / "replay" / "llm_cache.jsonl"

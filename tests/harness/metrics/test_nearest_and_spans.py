@@ -10,11 +10,10 @@ import pytest
 from harness.audit import discover_sources, load_source
 from harness.metrics.core import (
     SIMILARITY_THRESHOLD,
-    mentions_object,
     most_similar_earlier,
-    object_mention_spans,
     reflection_repetition_rate,
 )
+from harness.metrics.object_mention import mentions_object, object_mention_spans
 
 PUBLISHED_ALFWORLD = ("alfworld_runs/root/reflexion_run_logs", "alfworld_runs/root/base_run_logs")
 

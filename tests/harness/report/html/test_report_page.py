@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.gate import Evidence
-from harness.metrics.core import MentionSpan, most_similar_earlier, reflection_repetition_rate, similarity
+from harness.metrics.core import most_similar_earlier, reflection_repetition_rate, similarity
+from harness.metrics.object_mention import MentionSpan
 from harness.metrics.run import run_metrics
 from harness.records import RunPlan, TrialRecord
 from harness.records.details import ExtractedSignals, GateOutcome, TemplateParts
