@@ -87,8 +87,14 @@ def _models(report: ConditionReport) -> str:
 def _solved(report: ConditionReport) -> str:
     """solved / tasks; with repeats, the mean share of each task's chains won beside it."""
     t = report.totals
-    pooled = f"; chains won {t.solved_share:.0%} (mean over tasks; {t.repeats} repeats)" if t.repeats > 1 else ""
+    pooled = f"; chains won {t.solved_share:.0%} (mean over tasks; {_repeats(report)})" if t.repeats > 1 else ""
     return _ratio(t.solved, t.tasks) + pooled
+
+
+def _repeats(report: ConditionReport) -> str:
+    """"3 repeats", or "1 to 3 repeats per task" for a row pooled from runs of different experiment.repeats."""
+    counts = sorted({task.repeats for task in report.tasks})
+    return f"{counts[0]} repeats" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} repeats per task"
 
 
 def _frozen(report: ConditionReport) -> str:
