@@ -6,6 +6,7 @@ import errno
 import logging
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.run.config import Condition, RunConfig
 from harness.run.held_out import compare_with_selection, frozen_in, kept_selection, warn_greedy_roles
@@ -21,8 +22,6 @@ from harness.metrics.thresholds import Thresholds
 from harness.records import Manifest, RunPlan, TrialLog, write_manifest
 from harness.records.whole_file import remove_stale_temporaries, write_whole
 from harness.reflection import ReflectionSource, get_source
-from harness.report import finished_run, write_report
-from harness.report.summary import SUMMARY_FILE, RunSummary, summarize, summary_markdown
 from harness.errors import LogChangedError, RecordWriteError, RunDirLostError, RunInterrupted
 from harness.run.interrupt import StopRequest, stop_on_signals
 from harness.run.lock import RunLock
@@ -32,6 +31,9 @@ from harness.run.provenance import git_commit, package_versions
 from harness.run.resume import GATE_DIR, check_data_unchanged, resume_config
 from harness.run.run_on_watch import warn_run_on_totals
 from harness.run.tracking import track_run
+
+if TYPE_CHECKING:
+    from harness.report.summary import RunSummary
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +162,11 @@ class Experiment:
         )
         try:
             run_loop(self.domain, self.conditions, self.trial_log, self.settings, progress, stop)
+            # Imported once the trials are done: the report's plots (matplotlib) would cost every start, killed
+            # and resumed ones included, most of a second.
+            from harness.report import finished_run, write_report
+            from harness.report.summary import SUMMARY_FILE, summarize, summary_markdown
+
             if manifest.selection is not None:
                 compared = compare_with_selection(manifest.selection, self.trial_log.records, self.settings.seed)
                 manifest = manifest.model_copy(update={"selection": compared})

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
-from scipy.stats import binomtest
 
 CONFIDENCE = 0.95
 
@@ -12,6 +11,10 @@ def wilson_interval(successes: int, n: int, confidence: float = CONFIDENCE) -> t
     """Wilson score interval of a binomial proportion (scipy.stats.binomtest(...).proportion_ci)."""
     if n <= 0 or not 0 <= successes <= n:
         raise ValueError(f"a Wilson interval needs 0 <= successes <= n and n > 0, got {successes}/{n}.")
+    # Imported here: scipy.stats costs every process that merely imports the metrics (each run, each engine of a
+    # killed and resumed run) a second or two before its first trial.
+    from scipy.stats import binomtest
+
     interval = binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
     return float(interval.low), float(interval.high)
 
