@@ -1,5 +1,8 @@
 """Twenty SIGKILLs at random moments of a real replayed run, each followed by the same command on the same run
-directory: the records, memories and reflections come out as an uninterrupted run's, each trial exactly once."""
+directory: the records, memories and reflections come out as an uninterrupted run's, each trial exactly once.
+
+The suite's slowest test (about a minute: 21 real processes): the one check that a run killed at any moment, in
+start-up, mid-trial, mid-append or mid-report, resumes; fewer kills would leave moments unchecked."""
 
 from __future__ import annotations
 
