@@ -23,6 +23,7 @@ from harness.errors import EXIT_BROKEN, ConfigError, HarnessError, fail
 from harness.metrics.effects import EFFECTS_FILE
 from harness.metrics.run import METRICS_FILE, ConditionReport, RunMetrics
 from harness.records import MANIFEST_FILE, TRIALS_FILE, read_manifest
+from harness.records.identity import IDENTITY_LABELS
 from harness.run.preflight import check_tracking
 from harness.run.tracking_settings import DEFAULT_TRACKING_URI, TrackingSettings, is_file_store, store_path
 
@@ -97,6 +98,11 @@ def condition_metrics(report: ConditionReport) -> dict[str, float]:
         "mention_normalized_rate": totals.mentions.normalized_rate,
         "malformed": totals.malformed,
     }
+    if totals.identity is not None:  # the study's headline measure: reflections by task-identity label
+        for label in IDENTITY_LABELS:
+            shared = getattr(totals.identity, label)
+            figures[f"identity_{label}"] = shared.count
+            figures[f"identity_{label}_share"] = shared.share
     return {f"{_key(report.condition)}/{name}": float(v) for name, v in figures.items() if v is not None}
 
 

@@ -105,6 +105,11 @@ def test_metrics_are_metrics_json_s_figures(file_store: tuple[str, Path]) -> Non
             "mention_strict_rate": totals.mentions.strict_rate,
             "mention_normalized_rate": totals.mentions.normalized_rate,
         }
+        assert totals.identity is not None, "HotpotQA has an identity rule"
+        for label in ("on_task", "off_task", "vacuous"):  # the identity figures, read back through MlflowClient
+            shared = getattr(totals.identity, label)
+            assert logged[f"identity_{label}"] == shared.count, label
+            defined_or_not[f"identity_{label}_share"] = shared.share
         for name, figure in defined_or_not.items():  # undefined (no reflections): not logged, never as 0
             assert logged.get(name) == (None if figure is None else pytest.approx(figure)), name
         steps = client(uri).get_metric_history(run.info.run_id, f"{prefix}solved_by_trial")
