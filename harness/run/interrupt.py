@@ -33,7 +33,6 @@ class StartupStop:
     def __init__(self, message: str) -> None:
         self.message = message
         self.received: signal.Signals | None = None
-        self._held = False
 
     def install(self) -> None:
         """Handle the stop signals until the run installs its own (stop_on_signals); ignored ones stay ignored."""
@@ -42,13 +41,11 @@ class StartupStop:
     def hold(self) -> None:
         """Until `release_held_stops`, a stop signal prints its line but exits only then: Hydra composing the config
         would take an exit raised inside it for an error of its own (exit 1 and a garbled message)."""
-        self._held = True
         if self not in _HELD:
             _HELD.append(self)
 
     def release(self) -> None:
         """Exit now if a stop signal came while held; from here on one exits at once again."""
-        self._held = False
         if self in _HELD:
             _HELD.remove(self)
         if self.received is not None:
@@ -58,7 +55,7 @@ class StartupStop:
         if self.received is None:
             self.received = signal.Signals(number)
             print(self.message, file=sys.stderr)
-        if not self._held:
+        if self not in _HELD:
             sys.exit(128 + self.received)
 
 
