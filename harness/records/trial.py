@@ -161,12 +161,19 @@ class TrialLog:
     lets the run check it still holds its directory.
     """
 
-    def __init__(self, run_dir: Path, guard: Callable[[], None] | None = None) -> None:
+    def __init__(self, run_dir: Path, guard: Callable[[], None] | None = None, *, repair: bool = True) -> None:
         self.path = Path(run_dir) / TRIALS_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._guard = guard
         self._log = _trial_log(self.path, single_writer=True)
-        self.records: list[TrialRecord] = self._log.repair()[0]
+        self.records: list[TrialRecord] = self._log.read()
+        if repair:
+            self.repair()
+
+    def repair(self) -> None:
+        """Cut a torn last line, or end a whole one: the log's first write, which `repair=False` leaves until the
+        records read have been checked (a resumption refused writes nothing). Reads only what follows them."""
+        self.records += self._log.repair()[0]
 
     def keys(self) -> set[tuple[str, str, int, int]]:
         return {record.key for record in self.records}
