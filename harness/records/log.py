@@ -197,9 +197,8 @@ class DurableLog(Generic[Model]):
                 "file it names; replace the link with a copy of that file, nothing was changed."
             )
         with contextlib.suppress(FileNotFoundError):
-            found = os.stat(self.path)
-            names = found.st_nlink
-            if names > 1 and stat.S_ISREG(found.st_mode):  # a directory's names are its entries: refused as one
+            names = os.stat(self.path).st_nlink
+            if names > 1:
                 raise RecordCorruptError(
                     f"{self.path} has {names} names (hard links, as `cp -al` makes), so an append would change every "
                     "copy; replace it with a copy of its own (cp, not cp -l), nothing was changed."
