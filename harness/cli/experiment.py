@@ -63,18 +63,16 @@ def condition_run(condition: Condition, pool: LLMPool, run_dir: Path) -> Conditi
 
 
 class Experiment:
-    """A planned run of a validated config and its domain (harness/cli/compose.py checks both): models set up,
-    earlier records read. What can still fail on bad input (the run directory's records) fails here, before
-    anything is written; the domain is the experiment's to close from here on.
+    """A planned run of a validated config, its domain and its selection run (harness/cli/compose.py prepares them
+    as a `PreparedRun`): models set up, earlier records read. What can still fail on bad input (the run directory's
+    records) fails here, before anything is written; the domain is the experiment's to close from here on.
     """
 
-    def __init__(
-        self, config: RunConfig, domain: Domain, run_dir: Path, selection: SelectionReading | None = None
-    ) -> None:
+    def __init__(self, config: RunConfig, domain: Domain, selection: SelectionReading | None, run_dir: Path) -> None:
         self.config = config
         self.run_dir = run_dir
         self.domain = domain
-        self.selection_read = selection  # env.frozen_in's run, as compose.py read it for the domain's tasks
+        self.selection_read = selection  # env.frozen_in's run as compose.py read it for the domain's tasks, or None
         try:
             # What the loop's trials need gets ready while the models are set up and the run directory is checked.
             self.domain.warm_up(config.experiment.max_concurrency)

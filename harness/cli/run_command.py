@@ -74,7 +74,7 @@ def _start(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> tuple[Exper
         from harness.cli.experiment import Experiment
 
         # The experiment closes the domain if it fails.
-        return Experiment(prepared.config, prepared.domain, run_dir, prepared.selection), prepared_here
+        return Experiment(prepared.config, prepared.domain, prepared.selection, run_dir), prepared_here
     except HarnessError as error:
         fail(error)
 

@@ -54,7 +54,7 @@ def test_the_manifest_is_read_with_the_run_directory_locked(run_dir: Path, monke
     run_dir.mkdir()
     prepared = prepare_run(compose_config("llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}"))
     assert prepared.domain is not None
-    experiment = Experiment(prepared.config, prepared.domain, run_dir)
+    experiment = Experiment(prepared.config, prepared.domain, prepared.selection, run_dir)
     experiment.close()
     assert seen == ["refused"]
 
