@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli.overrides import normalize_override
+from harness.errors import ConfigError
 from harness.records import read_trials
 from harness.run import config
 from tests.in_process import run_in_process
@@ -86,3 +88,30 @@ def test_a_role_model_written_as_a_name_in_a_users_experiment_is_refused_in_one_
         "in a defaults list.\n"
     )
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
+    ("argument", "spelled"),
+    [
+        ("actor_model=smollm2-135m", "model@actor_model=smollm2-135m"),
+        ("reflector_model=smollm2-135m,gpt-4o-mini", "model@reflector_model=smollm2-135m,gpt-4o-mini"),
+        ("actor_model=null", "~model@actor_model"),
+        ("reflector_model=", "~model@reflector_model"),
+    ],
+)
+def test_a_role_override_is_spelled_as_the_option_hydra_composes_under_the_role(argument: str, spelled: str) -> None:
+    assert normalize_override(argument) == spelled
+
+
+@pytest.mark.parametrize(
+    ("argument", "needle"),
+    [
+        ("actor_model=no-such-model", "actor_model=no-such-model is not a known model; accepted: gpt-3.5-turbo, "),
+        ("actor_model=smollm2-135m,null", "actor_model=smollm2-135m,null sweeps over null, which is no model option"),
+        ("actor_model=[smollm2-135m]", "actor_model=[smollm2-135m] names a list; a role takes one model option"),
+    ],
+)
+def test_a_role_override_hydra_could_not_compose_is_refused_in_one_sentence(argument: str, needle: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        normalize_override(argument)
+    assert str(refused.value).startswith(needle) and str(refused.value).endswith(".")
