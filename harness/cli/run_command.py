@@ -73,7 +73,8 @@ def _start(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> tuple[Exper
         # Imported once a run is sure to start: its metrics and report (scipy, matplotlib) cost a refusal seconds.
         from harness.cli.experiment import Experiment
 
-        return Experiment(prepared.config, prepared.domain, run_dir), prepared_here  # closes the domain if it fails
+        # The experiment closes the domain if it fails.
+        return Experiment(prepared.config, prepared.domain, prepared.selection, run_dir), prepared_here
     except HarnessError as error:
         fail(error)
 
