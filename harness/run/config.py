@@ -17,6 +17,7 @@ from harness.llm import CacheConfig, ModelConfig
 from harness.records.number import Number
 from harness.records.registry import RegistryLoadError, UnknownNameError
 from harness.run.config_dirs import option_files
+from harness.run.propagation_config import PropagationConfig
 from harness.run.tracking_settings import TrackingSettings
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -128,23 +129,6 @@ class PlantedRefusalConfig(_Strict):
     cache: CacheConfig = Field(description="The scenario's own answers: the committed ones are replayed by default.")
 
 
-class PropagationConfig(_Strict):
-    """The plant-and-trace study (configs/experiment/propagation.yaml): rule libraries built from the published
-    ALFWorld log with one planted reflection, traced (harness/run/scenarios/propagation.py)."""
-
-    name: Literal["propagation"] = "propagation"
-    seeds: list[StrictInt] = Field(min_length=1, description="Each seed draws and orders the training tasks.")
-    training_tasks: StrictInt = Field(12, ge=2, description="Training tasks per build, each with one success.")
-    plant_task: StrictInt = Field(
-        -1, description="The planted task's place in the seed's order (its compare critique's step); -1: the last."
-    )
-    plants: list[Literal["none", "correct", "vacuous", "off_task"]] = Field(min_length=1)
-    gates: list[bool] = Field(min_length=1, description="Build with the rule-write gate off (false), on (true).")
-    vacuous: str = Field(description="The vacuous plant: a reflection with no task content.")
-    max_tokens: StrictInt = Field(256, ge=1, description="The critic's answer limit.")
-    cache: CacheConfig = Field(description="The study's answers: the committed ones are replayed by default.")
-
-
 class LLMSettings(_Strict):
     """Settings that apply to every model of the run."""
 
@@ -185,9 +169,7 @@ class RunConfig(_Strict):
     )
     resume: ResumeSettings = Field(default_factory=ResumeSettings)
     tracking: TrackingSettings = Field(default_factory=TrackingSettings)
-    scenario: PlantedRefusalConfig | PropagationConfig | None = Field(
-        None, discriminator="name", description="Set: run this scenario instead of the trials."
-    )
+    scenario: PlantedRefusalConfig | PropagationConfig | None = Field(None, description="Set: run it, not trials.")
 
     @field_validator("conditions")
     @classmethod
