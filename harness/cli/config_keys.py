@@ -22,6 +22,7 @@ from harness.run.config import (
     LLMSettings,
     MetricsSettings,
     PlantedRefusalConfig,
+    PropagationConfig,
     ResumeSettings,
     RunConfig,
     SamplingSettings,
@@ -57,7 +58,7 @@ SECTION_MODELS: Level = {
     "metrics": [MetricsSettings],
     "resume": [ResumeSettings],
     "sampling": [SamplingSettings],
-    "scenario": [PlantedRefusalConfig],
+    "scenario": [PlantedRefusalConfig, PropagationConfig],
     "tracking": [TrackingSettings],
 }
 TOP_LEVEL: Level = {key: SECTION_MODELS.get(key, []) for key in TOP_LEVEL_KEYS}

@@ -17,6 +17,7 @@ from harness.llm import CacheConfig, ModelConfig
 from harness.records.number import Number
 from harness.records.registry import RegistryLoadError, UnknownNameError
 from harness.run.config_dirs import available_options, check_group_choice, option_files
+from harness.run.propagation_config import PropagationConfig
 from harness.run.tracking_settings import TrackingSettings
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -168,7 +169,7 @@ class RunConfig(_Strict):
     )
     resume: ResumeSettings = Field(default_factory=ResumeSettings)
     tracking: TrackingSettings = Field(default_factory=TrackingSettings)
-    scenario: PlantedRefusalConfig | None = Field(None, description="Set: run this scenario instead of the trials.")
+    scenario: PlantedRefusalConfig | PropagationConfig | None = Field(None, description="Set: run it, not trials.")
 
     @field_validator("conditions")
     @classmethod
