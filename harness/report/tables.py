@@ -56,8 +56,9 @@ def conditions_table(
     identity_notes: Sequence[str] = (),
     thresholds: Thresholds | None = DEFAULT_THRESHOLDS,
 ) -> list[Block]:
-    """One row per condition: its figures as the catalogue writes them (harness.metrics.figures); under it, `identity_notes` and `mention_notes`: each domain's rules in a sentence, and the
-    thresholds the figures were measured at (None: the rows' own, which their labels name)."""
+    """One row per condition: its figures as the catalogue writes them (harness.metrics.figures); under it,
+    `identity_notes` and `mention_notes`: each domain's rules in a sentence, and the thresholds the figures were
+    measured at (None: the rows' own, which their labels name)."""
     note = " ".join(
         [
             "On task, off task, vacuous: reflections by task-identity label / reflections written, from the tasks",
