@@ -118,6 +118,24 @@ def chain_on_task_rate(chain: Chain, _: float = SIMILARITY_THRESHOLD) -> float |
     return labels.count("on_task") / len(labels) if labels else None
 
 
+def mean_first_solving_trial(tasks: Sequence[TaskMetrics]) -> float | None:
+    """Mean over the solved tasks of each one's first solving trial (0-based; with repeats, the earliest of its
+    chains, as the RRR grid's S@t); None, never 0, when no task is solved."""
+    won = [task.solved_trial for task in tasks if task.solved_trial is not None]
+    return sum(won) / len(won) if won else None
+
+
+def chain_first_solving_trial(chain: Chain, _: float = SIMILARITY_THRESHOLD) -> float | None:
+    return next((float(r.trial) for r in chain if r.success), None)
+
+
+def _first_solving_headline(m: Measured) -> str:
+    value = mean_first_solving_trial(m.tasks)
+    if value is None:
+        return f"first solving trial {text.UNDEFINED} (none solved)"
+    return f"first solving trial {value:.2f} (mean over {m.totals.solved} solved)"
+
+
 def _identity_label(label: str) -> Figure:
     def values(m: Measured) -> tuple[Value, ...]:
         identity, shares = m.totals.identity, m.shares.identity
@@ -194,6 +212,24 @@ CATALOGUE: tuple[Figure, ...] = (
             per_task="solved (1 or 0, or the share of repeats solved)",
             chain=chain_solved,
             binary=True,
+        ),
+    ),
+    Figure(
+        name="first_solving_trial",
+        description="The 0-based trial of a task's first success, mean over solved tasks (undefined, never 0, when "
+        "none is solved).",
+        better="lower",
+        family="outcome",
+        columns=("first_solving_trial",),
+        values=lambda m: (mean_first_solving_trial(m.tasks),),
+        headings=("first solving trial, mean (solved tasks)",),
+        cells=lambda m: [text.mean_of(mean_first_solving_trial(m.tasks), m.totals.solved)],
+        headline=_first_solving_headline,
+        paired=Paired(
+            measure="first_solving_trial",
+            label="first solving trial",
+            per_task="the first solving trial (0-based, defined where solved; its mean over the repeats that solved)",
+            chain=chain_first_solving_trial,
         ),
     ),
     Figure(
