@@ -178,23 +178,32 @@ def _mention(rule: Literal["strict", "normalized"]) -> Figure:
     )
 
 
+def _reflections(totals: ConditionMetrics) -> int:
+    return totals.mentions.reflections
+
+
+def _count(
+    name: str,
+    description: str,
+    family: Family,
+    read: Callable[[ConditionMetrics], int | None],
+    headline: Callable[[Measured], str | None] | None = None,
+) -> Figure:
+    """A count its family's figures are over: one column, no cell of its own in report.md."""
+    return Figure(
+        name=name,
+        description=description,
+        better=None,
+        family=family,
+        columns=(name,),
+        values=lambda m: (read(m.totals),),
+        headline=headline,
+    )
+
+
 CATALOGUE: tuple[Figure, ...] = (
-    Figure(
-        name="tasks",
-        description="Tasks played under the condition, each counted once however many repeats.",
-        better=None,
-        family="outcome",
-        columns=("tasks",),
-        values=lambda m: (m.totals.tasks,),
-    ),
-    Figure(
-        name="repeats",
-        description="Most chains (experiment.repeats) of any task; 1 without repeats.",
-        better=None,
-        family="outcome",
-        columns=("repeats",),
-        values=lambda m: (m.totals.repeats,),
-    ),
+    _count("tasks", "Tasks played, each counted once however many repeats.", "outcome", lambda t: t.tasks),
+    _count("repeats", "Most chains (experiment.repeats) of any task; 1 without.", "outcome", lambda t: t.repeats),
     Figure(
         name="solved",
         description="Tasks won within the trial budget (in some repeat) / tasks; with repeats, the mean share won.",
@@ -260,24 +269,14 @@ CATALOGUE: tuple[Figure, ...] = (
         cells=lambda m: [text.frozen(m.totals)],
         headline=lambda m: text.headline_frozen(m.totals),
     ),
-    Figure(
-        name="reflections",
-        description="Reflections written, the denominator of object mention.",
-        better=None,
-        family="mention",
-        columns=("reflections",),
-        values=lambda m: (m.totals.mentions.reflections,),
-    ),
+    _count("reflections", "Reflections written (object mention's denominator).", "mention", _reflections),
     _mention("strict"),
     _mention("normalized"),
-    Figure(
-        name="identity_reflections",
-        description="Reflections with a task-identity label, the denominator of the labels' shares (none without "
-        "the domain's rule).",
-        better=None,
-        family="identity",
-        columns=("identity_reflections",),
-        values=lambda m: (m.totals.identity.reflections if m.totals.identity else None,),
+    _count(
+        "identity_reflections",
+        "Reflections with a task-identity label, the labels' denominator (none without the domain's rule).",
+        "identity",
+        lambda t: t.identity.reflections if t.identity else None,
         headline=lambda m: text.headline_identity(m.totals.identity),
     ),
     *(_identity_label(label) for label in IDENTITY_LABELS),
