@@ -3,20 +3,21 @@ harness.metrics.paired, Holm-adjusted across conditions within each measure.
 
 A task's value under a condition is pooled over its chains: one chain is a (task, condition, repeat) -- or, when
 runs are combined, a (run, repeat) -- in trial order; the task's value is the mean of its chains' defined values, so
-repeats are never counted as extra tasks. Measures per chain: solved (some trial won: 1, else 0), RRR of the chain's
-reflections (core.reflection_repetition_rate; undefined below two reflections) and the on-task identity rate (share
-of the chain's labelled reflections labelled on_task; undefined without one).
+repeats are never counted as extra tasks. The measures are the figure catalogue's paired figures
+(harness.metrics.figures, `PAIRED`), each with its value per chain: solved (some trial won: 1, else 0), RRR of the
+chain's reflections (undefined below two reflections), the on-task identity rate (undefined without a labelled
+reflection), and any other the catalogue pairs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from statistics import mean
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.metrics.core import SIMILARITY_THRESHOLD, reflection_repetition_rate
+from harness.metrics.core import SIMILARITY_THRESHOLD
+from harness.metrics.figures import PAIRED, Chain
 from harness.metrics.paired import ALPHA, PairedDifference, holm_or_none, paired_difference
 from harness.metrics.task_bootstrap import BOOTSTRAP_METHOD, CONFIDENCE_LEVEL, N_RESAMPLES, SEED
 from harness.records import TrialRecord
@@ -26,11 +27,9 @@ CONTROL = "self_diagnosis"
 
 EFFECTS_FILE = "effects.json"
 
-Measure = Literal["solved", "rrr", "on_task_rate"]
-MEASURES: dict[Measure, str] = {"solved": "solved", "rrr": "RRR", "on_task_rate": "on-task identity rate"}
-
-Chain = Sequence[TrialRecord]
-"""One (task, condition, repeat) of one run, in trial order."""
+Measure = str
+"""A paired figure's measure (harness.metrics.figures, `Paired.measure`)."""
+MEASURES: dict[Measure, str] = {measure: paired.label for measure, paired in PAIRED.items()}
 
 TaskChains = dict[str, dict[str, list[Chain]]]
 """condition -> task id -> its chains."""
@@ -40,7 +39,7 @@ class EffectRow(PairedDifference):
     """One (condition, measure) against the control."""
 
     condition: str = Field(description="The condition compared with the control.")
-    measure: Measure = Field(description="solved, rrr or on_task_rate.")
+    measure: Measure = Field(description=f"The figure compared: {', '.join(MEASURES)}.")
     p_holm: float | None = Field(description="p adjusted by Holm's method over the conditions of this measure.")
     significant: bool = Field(description="p_holm < alpha.")
 
@@ -87,19 +86,6 @@ def merge_chains(parts: Iterable[TaskChains]) -> TaskChains:
     return merged
 
 
-def chain_solved(chain: Chain) -> float:
-    return 1.0 if any(r.success for r in chain) else 0.0
-
-
-def chain_rrr(chain: Chain, threshold: float = SIMILARITY_THRESHOLD) -> float | None:
-    return reflection_repetition_rate([r.reflection for r in chain if r.reflection is not None], threshold)
-
-
-def chain_on_task_rate(chain: Chain) -> float | None:
-    labels = [r.reflection_identity.label for r in chain if r.reflection is not None and r.reflection_identity]
-    return labels.count("on_task") / len(labels) if labels else None
-
-
 def pooled(values: Iterable[float | None]) -> float | None:
     """Mean of the defined values (a task over its repeats); None when none is defined."""
     defined = [value for value in values if value is not None]
@@ -107,13 +93,9 @@ def pooled(values: Iterable[float | None]) -> float | None:
 
 
 def task_values(chains: Mapping[str, list[Chain]], measure: Measure, threshold: float) -> dict[str, float | None]:
-    """One condition's per-task values of a measure, pooled over each task's chains."""
-    value: Callable[[Chain], float | None] = {
-        "solved": chain_solved,
-        "rrr": lambda chain: chain_rrr(chain, threshold),
-        "on_task_rate": chain_on_task_rate,
-    }[measure]
-    return {task: pooled(value(chain) for chain in task_chains) for task, task_chains in chains.items()}
+    """One condition's per-task values of a measure, pooled over each task's chains (`threshold`: RRR's)."""
+    value = PAIRED[measure].chain
+    return {task: pooled(value(chain, threshold) for chain in task_chains) for task, task_chains in chains.items()}
 
 
 def effects_of_chains(
@@ -139,7 +121,7 @@ def effects_of_chains(
             paired_difference(
                 base,
                 task_values(chains[c], measure, similarity_threshold),
-                binary=measure == "solved",
+                binary=PAIRED[measure].binary,
                 confidence_level=confidence_level,
                 n_resamples=n_resamples,
                 seed=seed,

@@ -14,6 +14,7 @@ from harness.metrics.core import (
     condition_metrics,
     task_metrics,
 )
+from harness.metrics.figures import mean_first_solving_trial
 from harness.metrics.fisher import PairwiseFisher, pairwise_fisher
 from harness.metrics.spearman import SPEARMAN_CONVENTIONS, SpearmanResult, spearman_rrr_vs_trials
 from harness.metrics.identity import IdentityCounts, identity_counts
@@ -43,6 +44,14 @@ class ConditionReport(BaseModel):
         description="Reflections that hit the token limit or ran on past their end, over every repeat "
         "(harness.metrics.run_on); None in a metrics.json written before they were counted.",
     )
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="Mean over solved tasks of the 0-based trial of each one's first success (the figure catalogue's "
+        "first_solving_trial); None, never 0, when none is solved. From `tasks`, so an older metrics.json reads it."
+    )
+    @property
+    def first_solving_trial(self) -> float | None:
+        return mean_first_solving_trial(self.tasks)
 
 
 class RunMetrics(BaseModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.metrics.effects import MEASURES, EffectRow, Effects
+from harness.metrics.figures import PAIRED
 from harness.metrics.paired import TEST_NOTES
 from harness.report.document import Cell, Paragraph, Section, Strong, Table
 
@@ -14,11 +15,10 @@ TEST_LABELS = {"mcnemar_exact": "McNemar exact", "paired_permutation": "paired p
 NOTE = (
     "Paired over tasks: a task counts once per condition, its value pooled as the mean over its repeats (and over "
     "runs that played it), and only tasks with the measure defined under both the condition and the control are "
-    "compared (dropped: the others). Per-task values: solved (1 or 0, or the share of repeats solved), RRR at "
-    "similarity {threshold} within each repeat's reflections, and the on-task identity rate (share of labelled "
-    "reflections labelled on_task). Tests, two-sided: {mcnemar} on solved while every value is 1 or 0; otherwise "
-    "the {permutation}, from {resamples} random sign patterns or every one when there are fewer. Difference: "
-    "condition minus control, mean over tasks, with its {level:.0%} {method} bootstrap interval resampling tasks "
+    "compared (dropped: the others). Per-task values: {per_task}. Tests, two-sided: {mcnemar} on solved while "
+    "every value is 1 or 0; otherwise the {permutation}, from {resamples} random sign patterns or every one when "
+    "there are fewer. Difference: condition minus control, mean over tasks, with its {level:.0%} {method} "
+    "bootstrap interval resampling tasks "
     "({resamples} resamples, seed {seed}; none below 3 tasks or when every difference is equal). p (Holm): adjusted "
     "by Holm's step-down method over the conditions of each measure; significant (bold) when below alpha {alpha}. "
     "Fisher's table above takes the conditions as independent samples and is the one to read only when their tasks "
@@ -50,6 +50,13 @@ def _row(row: EffectRow) -> list[Cell]:
     ]
 
 
+def _in_words(clauses: list[str]) -> str:
+    """"a", "a and b", "a, b, and c"."""
+    if len(clauses) < 3:
+        return " and ".join(clauses)
+    return ", ".join(clauses[:-1]) + ", and " + clauses[-1]
+
+
 def effects_title(control: str) -> str:
     return f"Effects (paired over tasks, against {control})"
 
@@ -58,8 +65,9 @@ def effects_section(effects: Effects | None, reason: str | None, control: str) -
     """The table and how to read it, or why there is none."""
     if effects is None:
         return Section(effects_title(control), [Paragraph(reason or "No effects.")])
+    per_task = [paired.per_task.format(threshold=effects.similarity_threshold) for paired in PAIRED.values()]
     note = NOTE.format(
-        threshold=effects.similarity_threshold,
+        per_task=_in_words(per_task),
         mcnemar=TEST_NOTES["mcnemar_exact"],
         permutation=TEST_NOTES["paired_permutation"],
         resamples=effects.n_resamples,

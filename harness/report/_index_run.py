@@ -1,5 +1,6 @@
 """A run directory as a row of index.html: its manifest's status, domain, conditions and start, its records'
-models and trial counts, and metrics.json's headline figures per condition: solved, frozen and task identity.
+models and trial counts, and metrics.json's headline figures per condition (the figure catalogue's: solved, frozen
+and task identity, ...).
 
 Nothing here refuses: a file that cannot be read is named in the row, so one broken run never hides the others.
 Reading never writes (`harness.records.read_trials`), so a run still recording is read as it stands.
@@ -15,8 +16,7 @@ from pydantic import ValidationError
 
 from harness.domains.registry import domain_of_tasks
 from harness.errors import HarnessError
-from harness.metrics.core import ConditionMetrics
-from harness.metrics.identity import IdentityShares
+from harness.metrics.figures import Measured, headlines
 from harness.metrics.run import METRICS_FILE, ConditionReport, RunMetrics
 from harness.records import (
     MANIFEST_FILE,
@@ -31,11 +31,9 @@ from harness.records import (
 )
 from harness.report._runs import run_domain
 from harness.report.html import IndexRow
-from harness.records.identity import IDENTITY_LABELS
 from harness.records.trial_count import TrialCount
 
 FINISHED = "finished"
-UNDEFINED = "—"
 
 
 def started_text(started: datetime) -> str:
@@ -96,37 +94,9 @@ def _counts(plan: RunPlan, held: Sequence[TrialRecord], status: str) -> tuple[in
     return count.done, count.planned if plan.tasks is not None else None
 
 
-def _share(value: float) -> str:
-    return f"{value:.0%}"
-
-
-def _frozen(totals: ConditionMetrics) -> str:
-    """Frozen tasks / tasks with a defined RRR (the one frozen share); undefined, never 0%, without such a task."""
-    if totals.frozen_share is None:
-        return f"frozen {UNDEFINED} (no task with an RRR)"
-    return f"frozen {totals.frozen}/{totals.rrr_defined} with an RRR ({_share(totals.frozen_share)})"
-
-
-def _identity(identity: IdentityShares | None) -> list[str]:
-    """The task-identity shares of the condition's reflections, the study's headline measure; nothing when the
-    domain has no identity rule."""
-    if identity is None:
-        return []
-    if not identity.reflections:
-        return [f"task identity {UNDEFINED} (no reflection)"]
-    shares = [
-        f"{label.replace('_', ' ')} {_share(getattr(identity, label).count / identity.reflections)}"
-        for label in IDENTITY_LABELS
-    ]
-    plural = "s" if identity.reflections != 1 else ""
-    return [f"{', '.join(shares)} of {identity.reflections} reflection{plural}"]
-
-
 def condition_figures(report: ConditionReport) -> str:
-    """One condition's headline figures as the index shows them."""
-    t = report.totals
-    solved = f"solved {_share(t.solved_share)} of {t.tasks} task{'s' if t.tasks != 1 else ''}"
-    return f"{report.condition}: " + "; ".join([solved, _frozen(t), *_identity(t.identity)])
+    """One condition's headline figures as the index shows them: the catalogue's (harness.metrics.figures)."""
+    return f"{report.condition}: " + "; ".join(headlines(Measured(report.totals, report.tasks)))
 
 
 def metrics_figures(run_dir: Path, held: Sequence[TrialRecord], status: str) -> list[str]:

@@ -15,13 +15,10 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.metrics.core import ConditionMetrics, TaskMetrics
 from harness.metrics.effects import Effects
+from harness.metrics.figures import DATA_COLUMNS, Measured, Value, figure_values
 from harness.metrics.fisher import PairwiseFisher
-from harness.metrics.identity import LabelShare
-from harness.metrics.intervals import Share
-from harness.metrics.task_shares import TaskShare, condition_task_shares
 from harness.report._combine import ReportCondition
 
-Value = str | int | float | bool | None
 Row = dict[str, Value]
 
 CONDITIONS = "conditions"
@@ -45,63 +42,14 @@ def _table(name: str, columns: Sequence[str], rows: Sequence[Row]) -> DataTable:
     return DataTable(name=name, columns=list(columns), rows=[{c: row[c] for c in columns} for row in rows])
 
 
-def _bounded(prefix: str) -> list[str]:
-    """A count's columns: the count, its rate, and the rate's 95% Wilson bounds."""
-    return [prefix, f"{prefix}_rate", f"{prefix}_low", f"{prefix}_high"]
-
-
-def _over_tasks(prefix: str) -> list[str]:
-    """A share of reflections' columns over tasks: the tasks resampled, and its interval's bounds."""
-    return [f"{prefix}_tasks", f"{prefix}_task_low", f"{prefix}_task_high"]
-
-
-def _task_share(prefix: str, estimate: TaskShare | None) -> Row:
-    values = (None,) * 3 if estimate is None else (estimate.tasks, estimate.low, estimate.high)
-    return dict(zip(_over_tasks(prefix), values))
-
-
-def _share(prefix: str, estimate: Share) -> Row:
-    return dict(zip(_bounded(prefix), (estimate.successes, estimate.share, estimate.low, estimate.high)))
-
-
-def _label(label: str, share: LabelShare | None) -> Row:
-    values = (None,) * 4 if share is None else (share.count, share.share, share.low, share.high)
-    return dict(zip(_bounded(label), values))
-
-
 def totals_row(totals: ConditionMetrics, tasks: Sequence[TaskMetrics]) -> Row:
-    """A condition's headline figures: counts, rates with their Wilson bounds (and, for shares of reflections, their
-    bounds over `tasks`, the condition's per-task figures), mean RRR, frozen, malformed."""
-    intervals, identity = totals.intervals, totals.identity
-    over_tasks = condition_task_shares(tasks)
-    row: Row = {
-        "tasks": totals.tasks,
-        "repeats": totals.repeats,
-        **_share("solved", intervals.solved),
-        "solved_share": totals.solved_share,
-        "rrr_defined": totals.rrr_defined,
-        "mean_rrr": totals.mean_rrr,
-        "frozen": totals.frozen,
-        "frozen_share": totals.frozen_share,
-        "reflections": totals.mentions.reflections,
-        **_share("mention_strict", intervals.strict),
-        **_task_share("mention_strict", over_tasks.strict),
-        **_share("mention_normalized", intervals.normalized),
-        **_task_share("mention_normalized", over_tasks.normalized),
-        "identity_reflections": identity.reflections if identity else None,
-    }
-    for label in IDENTITY_LABELS:
-        row |= _label(label, getattr(identity, label) if identity else None)
-        row |= _task_share(label, over_tasks.identity[label] if over_tasks.identity else None)
-    return row | {"malformed": totals.malformed}
+    """A condition's figures as the catalogue reads them (harness.metrics.figures): counts, rates with their Wilson
+    bounds (and, for shares of reflections, their bounds over `tasks`, the condition's per-task figures), mean RRR,
+    frozen, malformed."""
+    return figure_values(Measured(totals, tasks))
 
 
-TOTALS_COLUMNS = [
-    "tasks", "repeats", *_bounded("solved"), "solved_share", "rrr_defined", "mean_rrr", "frozen", "frozen_share",
-    "reflections", *_bounded("mention_strict"), *_over_tasks("mention_strict"), *_bounded("mention_normalized"),
-    *_over_tasks("mention_normalized"), "identity_reflections",
-    *(column for label in IDENTITY_LABELS for column in (*_bounded(label), *_over_tasks(label))), "malformed",
-]  # fmt: skip
+TOTALS_COLUMNS = DATA_COLUMNS
 CONDITION_COLUMNS = [
     "condition", "actor_model", "reflector_model", "domain", "runs", "similarity_threshold", "frozen_threshold",
     *TOTALS_COLUMNS,

@@ -6,27 +6,11 @@ from collections.abc import Sequence
 
 from harness.metrics.core import FROZEN_SHARE_RULE
 from harness.metrics.curves import CurvePoint, ThresholdCurves
+from harness.metrics.figures import Measured, report_cells, report_headings
 from harness.metrics.run import ConditionReport
 from harness.metrics.task_bootstrap import BOOTSTRAP_METHOD, CONFIDENCE_LEVEL, MIN_TASKS_FOR_INTERVAL
-from harness.metrics.task_shares import ConditionTaskShares, TaskShare, condition_task_shares
 from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
-from harness.records.identity import IDENTITY_LABELS
 from harness.report.document import Block, Paragraph, Table
-
-CONDITIONS_HEADER = [
-    "condition",
-    "actor / reflector",
-    "solved / tasks",
-    "on task",
-    "off task",
-    "vacuous",
-    "object mention, strict",
-    "object mention, normalized",
-    "average RRR (tasks with RRR)",
-    "frozen",
-    "malformed answers",
-]
-
 
 ROW_THRESHOLDS = "RRR >= its row's metrics.frozen_threshold"
 """The frozen column's rule when the rows were measured at other thresholds, each row's named in its label."""
@@ -36,7 +20,7 @@ def conditions_header(thresholds: Thresholds | None) -> list[str]:
     """The condition table's header, its frozen column named with the rule: "frozen (RRR >= 0.5)"; None: the rows
     were measured at different thresholds, named in their labels."""
     rule = thresholds.frozen_rule if thresholds is not None else ROW_THRESHOLDS
-    return [f"frozen ({rule})" if name == "frozen" else name for name in CONDITIONS_HEADER]
+    return ["condition", "actor / reflector", *report_headings(rule)]
 
 
 def _threshold_note(thresholds: Thresholds | None) -> str:
@@ -52,30 +36,8 @@ def _threshold_note(thresholds: Thresholds | None) -> str:
     )
 
 
-def _ratio(numerator: int, denominator: int) -> str:
-    return f"{numerator}/{denominator}" + (f" ({numerator / denominator:.0%})" if denominator else "")
-
-
 def _rrr(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.2f}"
-
-
-def _task_share(share: TaskShare) -> str:
-    """k/n reflections from t tasks, the share and its interval over tasks, or why there is none."""
-    if share.share is None:
-        return f"{share.count}/{share.reflections}"
-    tasks = f"{share.tasks} task" + ("" if share.tasks == 1 else "s")
-    counts = f"{share.count}/{share.reflections} from {tasks}"
-    if share.low is None or share.high is None:
-        return f"{counts} ({share.share:.0%}; {share.no_interval})"
-    return f"{counts} ({share.share:.0%}; {share.low:.0%}-{share.high:.0%})"
-
-
-def _identity(shares: ConditionTaskShares) -> list[str]:
-    """The three label cells; "-" where the domain has no identity rule."""
-    if shares.identity is None:
-        return ["-", "-", "-"]
-    return [_task_share(shares.identity[label]) for label in IDENTITY_LABELS]
 
 
 def _models(report: ConditionReport) -> str:
@@ -84,39 +46,8 @@ def _models(report: ConditionReport) -> str:
     return f"{report.actor_model} / {report.reflector_model}"
 
 
-def _solved(report: ConditionReport) -> str:
-    """solved / tasks; with repeats, the mean share of each task's chains won beside it."""
-    t = report.totals
-    pooled = f"; chains won {t.solved_share:.0%} (mean over tasks; {_repeats(report)})" if t.repeats > 1 else ""
-    return _ratio(t.solved, t.tasks) + pooled
-
-
-def _repeats(report: ConditionReport) -> str:
-    """"3 repeats", or "1 to 3 repeats per task" for a row pooled from runs of different experiment.repeats."""
-    counts = sorted({task.repeats for task in report.tasks})
-    return f"{counts[0]} repeats" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} repeats per task"
-
-
-def _frozen(report: ConditionReport) -> str:
-    """Frozen tasks / tasks with a defined RRR, the one frozen share; "undefined" when no task has an RRR."""
-    t = report.totals
-    return _ratio(t.frozen, t.rrr_defined) if t.rrr_defined else "undefined"
-
-
 def _condition_row(report: ConditionReport) -> list[str]:
-    t = report.totals
-    shares = condition_task_shares(report.tasks)
-    return [
-        report.condition,
-        _models(report),
-        _solved(report),
-        *_identity(shares),
-        _task_share(shares.strict),
-        _task_share(shares.normalized),
-        f"{_rrr(t.mean_rrr)} ({t.rrr_defined})",
-        _frozen(report),
-        str(t.malformed),
-    ]
+    return [report.condition, _models(report), *report_cells(Measured(report.totals, report.tasks))]
 
 
 def conditions_table(
@@ -125,9 +56,9 @@ def conditions_table(
     identity_notes: Sequence[str] = (),
     thresholds: Thresholds | None = DEFAULT_THRESHOLDS,
 ) -> list[Block]:
-    """One row per condition: solved, the task-identity labels, object mention (strict and normalized), average RRR,
-    frozen, malformed; under it, `identity_notes` and `mention_notes`: each domain's rules in a sentence, and the
-    thresholds the figures were measured at (None: the rows' own, which their labels name)."""
+    """One row per condition: its figures as the catalogue writes them (harness.metrics.figures); under it,
+    `identity_notes` and `mention_notes`: each domain's rules in a sentence, and the thresholds the figures were
+    measured at (None: the rows' own, which their labels name)."""
     note = " ".join(
         [
             "On task, off task, vacuous: reflections by task-identity label / reflections written, from the tasks",

@@ -21,9 +21,9 @@ from pydantic import ValidationError
 
 from harness.errors import EXIT_BROKEN, ConfigError, HarnessError, fail
 from harness.metrics.effects import EFFECTS_FILE
+from harness.metrics.figures import Measured, tracked_values
 from harness.metrics.run import METRICS_FILE, ConditionReport, RunMetrics
 from harness.records import MANIFEST_FILE, TRIALS_FILE, read_manifest
-from harness.records.identity import IDENTITY_LABELS
 from harness.run.preflight import check_tracking
 from harness.run.tracking_settings import DEFAULT_TRACKING_URI, TrackingSettings, is_file_store, store_path
 
@@ -82,28 +82,11 @@ def flat_params(config: Mapping[str, Any]) -> dict[str, str]:
 
 
 def condition_metrics(report: ConditionReport) -> dict[str, float]:
-    """One condition's figures from metrics.json, as `<condition>/<figure>`; undefined ones (an RRR without two
-    reflections, a rate without reflections) are left out, not logged as 0."""
-    totals = report.totals
-    figures: dict[str, float | None] = {
-        "tasks": totals.tasks,
-        "solved": totals.solved,
-        "solved_share": totals.solved_share,
-        "rrr_defined": totals.rrr_defined,
-        "mean_rrr": totals.mean_rrr,
-        "frozen": totals.frozen,
-        "frozen_share": totals.frozen_share,
-        "reflections": totals.mentions.reflections,
-        "mention_strict_rate": totals.mentions.strict_rate,
-        "mention_normalized_rate": totals.mentions.normalized_rate,
-        "malformed": totals.malformed,
-    }
-    if totals.identity is not None:  # the study's headline measure: reflections by task-identity label
-        for label in IDENTITY_LABELS:
-            shared = getattr(totals.identity, label)
-            figures[f"identity_{label}"] = shared.count
-            figures[f"identity_{label}_share"] = shared.share
-    return {f"{_key(report.condition)}/{name}": float(v) for name, v in figures.items() if v is not None}
+    """One condition's figures as `<condition>/<column>`: every number of its row in the condition tables (the
+    figure catalogue's, harness.metrics.figures), with the identity figures under their MLflow names too; undefined
+    ones (an RRR without two reflections, a rate without reflections) are left out, not logged as 0."""
+    figures = tracked_values(Measured(report.totals, report.tasks))
+    return {f"{_key(report.condition)}/{name}": value for name, value in figures.items()}
 
 
 def solved_by_trial(report: ConditionReport, trials: int) -> list[int]:

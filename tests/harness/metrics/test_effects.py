@@ -90,7 +90,9 @@ def test_with_repeats_a_task_counts_once_and_solved_shares_take_the_permutation_
         for repeat in range(2):
             records.append(record(f"t{i}", "self_diagnosis", 0, None, success=repeat == 0, repeat=repeat))
             records.append(record(f"t{i}", "better", 0, None, success=True, repeat=repeat))
-    (row,) = effects(records).rows
+    solved, first = effects(records).rows  # every task solved at trial 0 in both: the first solving trial pairs too
+    assert (first.measure, first.n, first.difference) == ("first_solving_trial", 6, 0.0)
+    row = solved
     assert (row.measure, row.n, row.test, row.discordant) == ("solved", 6, "paired_permutation", None)
     assert (row.control_mean, row.condition_mean) == (0.5, 1.0)
     assert row.p == pytest.approx(2 / 2**6)  # every difference +0.5: only all plus and all minus are as extreme

@@ -74,14 +74,15 @@ def test_the_table_shows_strict_and_normalized_mention_side_by_side() -> None:
     conditions = run_metrics(records(), plan("self_diagnosis", "grounded_template"), TARGETS).conditions
     table = blocks_markdown(conditions_table(conditions, ["A rule."]))
     rows = table.splitlines()
+    # pepper is won at trial 1, salt (grounded_template) at trial 2: each condition's first solving trial.
     # Without an identity rule the identity cells say so ("-") rather than 0.
     # Two tasks, and one, are too few for an interval over tasks: the cells say so beside the counts.
     assert rows[2] == (
-        "| self_diagnosis | m | 1/2 (50%) | - | - | - | 3/4 from 2 tasks (75%; too few tasks) "
+        "| self_diagnosis | m | 1/2 (50%) | 1.00 (1) | - | - | - | 3/4 from 2 tasks (75%; too few tasks) "
         "| 4/4 from 2 tasks (100%; too few tasks) | 1.00 (1) | 1/1 (100%) | 0 |"
     )
     assert rows[3] == (
-        "| grounded_template | m | 1/1 (100%) | - | - | - | 0/1 from 1 task (0%; too few tasks) "
+        "| grounded_template | m | 1/1 (100%) | 2.00 (1) | - | - | - | 0/1 from 1 task (0%; too few tasks) "
         "| 0/1 from 1 task (0%; too few tasks) | undefined (0) | undefined | 1 |"
     )
     assert "undefined, not 0" in table

@@ -49,7 +49,8 @@ def test_a_runs_row_holds_its_manifest_records_and_metrics_json(results: Path) -
     assert (plain.trials_done, plain.trials_planned) == (4, 4)
     totals = condition.totals
     frozen = f"frozen {totals.frozen}/{totals.rrr_defined} with an RRR ({totals.frozen_share:.0%})"
-    assert plain.figures == [f"self_diagnosis: solved {totals.solved_share:.0%} of 1 task; {frozen}"]
+    first = f"first solving trial {condition.first_solving_trial:.2f} (mean over 1 solved)"
+    assert plain.figures == [f"self_diagnosis: solved {totals.solved_share:.0%} of 1 task; {first}; {frozen}"]
     assert plain.search == [MUG] and plain.started == "2026-01-02 03:04"
     # One unsolved trial of a 3-trial plan, still open: at most 3.
     assert (rows["runs/hostile"].trials_done, rows["runs/hostile"].trials_planned) == (1, 3)
@@ -66,7 +67,10 @@ def test_frozen_is_over_tasks_with_an_rrr_undefined_without_one_beside_the_ident
     metrics = RunMetrics.model_validate_json((five_conditions_run / METRICS_FILE).read_text())
     figures = dict(line.split(": ", 1) for line in run_row(five_conditions_run, "five", None).figures)
     assert list(figures) == [c.condition for c in metrics.conditions]
-    no_memory = "solved 0% of 3 tasks; frozen — (no task with an RRR); task identity — (no reflection)"
+    no_memory = (
+        "solved 0% of 3 tasks; first solving trial — (none solved); frozen — (no task with an RRR); "
+        "task identity — (no reflection)"
+    )
     assert figures["no_memory"] == no_memory
     for c in metrics.conditions:
         t, identity = c.totals, c.totals.identity

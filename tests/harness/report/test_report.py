@@ -28,9 +28,10 @@ SAME = "Take the Mug from desk 1."
 PLAN = "Open cabinet 2, take the mug, then go to desk 1 and put it there."
 RECOMPUTED = "recomputed from 13 records (no metrics.json)"
 HEADER = (
-    "| condition | actor / reflector | solved / tasks | on task | off task | vacuous | object mention, strict "
-    "| object mention, normalized | average RRR (tasks with RRR) | frozen (RRR >= 0.5) | malformed answers |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|"
+    "| condition | actor / reflector | solved / tasks | first solving trial, mean (solved tasks) | on task | off task "
+    "| vacuous | object mention, strict | object mention, normalized | average RRR (tasks with RRR) "
+    "| frozen (RRR >= 0.5) | malformed answers |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -175,10 +176,11 @@ def test_the_report_of_one_run_holds_the_condition_table(run_a: Path) -> None:
             HEADER,
             # Every reflection of run A names its task's object and plans nothing else.
             # MUG's three reflections and SALT's one: two tasks, too few for an interval over tasks.
-            f"| self_diagnosis | m | 1/2 (50%) | {labels((3, 0, 0), (1, 0, 0))} | {over_tasks((3, 3), (0, 1))} | "
-            f"{over_tasks((3, 3), (1, 1))} | 1.00 (1) | 1/1 (100%) | 0 |",
-            "| no_memory | m | 1/2 (50%) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) | undefined | 0 |",
-            f"| programmatic | m | 2/2 (100%) | {labels((2, 0, 0))} | 0/2 from 1 task (0%; too few tasks) | "
+            # First solving trials: SALT at 1 (self_diagnosis), at 0 (no_memory); MUG at 2, SALT at 0 (programmatic).
+            f"| self_diagnosis | m | 1/2 (50%) | 1.00 (1) | {labels((3, 0, 0), (1, 0, 0))} | "
+            f"{over_tasks((3, 3), (0, 1))} | {over_tasks((3, 3), (1, 1))} | 1.00 (1) | 1/1 (100%) | 0 |",
+            "| no_memory | m | 1/2 (50%) | 0.00 (1) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) | undefined | 0 |",
+            f"| programmatic | m | 2/2 (100%) | 1.00 (2) | {labels((2, 0, 0))} | 0/2 from 1 task (0%; too few tasks) | "
             "2/2 from 1 task (100%; too few tasks) | 0.00 (1) | 0/1 (0%) | 0 |",
         ]
     )
@@ -210,11 +212,14 @@ def test_two_runs_pool_conditions_with_the_same_models_and_keep_the_others_apart
             HEADER,
             # run B's "search the countertop before the shelf" names no object: vacuous.
             # Three tasks, MUG, SALT and CUP: the shares' intervals resample them.
-            f"| self_diagnosis | m | 2/3 (67%) | {labels((3, 0, 0), (1, 0, 0), (1, 0, 1))} | "
+            # First solving trials: SALT at 1 and CUP at 2 (self_diagnosis); run B's no_memory solves nothing.
+            f"| self_diagnosis | m | 2/3 (67%) | 1.50 (2) | {labels((3, 0, 0), (1, 0, 0), (1, 0, 1))} | "
             f"{over_tasks((3, 3), (0, 1), (0, 2))} | {over_tasks((3, 3), (1, 1), (1, 2))} | 0.50 (2) | 1/2 (50%) | 0 |",
-            "| no_memory (run_a) | m | 1/2 (50%) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) | undefined | 0 |",
-            "| no_memory (run_b) | tiny | 0/1 (0%) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) | undefined | 0 |",
-            f"| programmatic | m | 2/2 (100%) | {labels((2, 0, 0))} | 0/2 from 1 task (0%; too few tasks) | "
+            "| no_memory (run_a) | m | 1/2 (50%) | 0.00 (1) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) "
+            "| undefined | 0 |",
+            "| no_memory (run_b) | tiny | 0/1 (0%) | undefined (0) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) "
+            "| undefined | 0 |",
+            f"| programmatic | m | 2/2 (100%) | 1.00 (2) | {labels((2, 0, 0))} | 0/2 from 1 task (0%; too few tasks) | "
             "2/2 from 1 task (100%; too few tasks) | 0.00 (1) | 0/1 (0%) | 0 |",
         ]
     )
