@@ -5,22 +5,29 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from harness.llm import ChatMessage
-from harness.records.insights import Critique, CritiqueStep, InsightsLedger
+from harness.records.insights import Critique, CritiqueStep, InsightsLedger, Operation
 from harness.reflection.insights._counting import Source, update
 from harness.reflection.insights._operations import parse_operations
 from harness.reflection.insights._plan import ExpelDomain, PlannedCritique
 from harness.reflection.insights._prompt import critique_messages
 
 
-def apply_answer(ledger: InsightsLedger, critique: Critique, raw_answer: str) -> InsightsLedger:
-    """The ledger after one critique's answer, as ExpeL's extend_rules counts it."""
+def apply_answer(
+    ledger: InsightsLedger,
+    critique: Critique,
+    raw_answer: str,
+    admit: Callable[[int, Operation], bool] | None = None,
+) -> InsightsLedger:
+    """The ledger after one critique's answer, as ExpeL's extend_rules counts it. `admit(step, operation)`, where
+    given, decides which parsed operations are counted (a gate); the step records them all."""
     before = len(ledger.rules)
     # Both judged on the list the critic was shown, before this answer changes it.
     prompt_full = ledger.max_num_rules <= before
     list_full = ledger.max_num_rules + 5 <= before
     operations = parse_operations(raw_answer)
     step = len(ledger.steps)
-    kept, dropped = update(ledger.rules, operations, list_full, Source(step, critique, raw_answer))
+    counted = operations if admit is None else [o for o in operations if admit(step, o)]
+    kept, dropped = update(ledger.rules, counted, list_full, Source(step, critique, raw_answer))
     record = CritiqueStep(
         step=step, critique=critique, raw_answer=raw_answer, operations=operations, prompt_full=prompt_full,
         list_full=list_full, rules=[(rule.text, rule.count) for rule in kept],

@@ -16,11 +16,9 @@ from collections.abc import Callable, Sequence
 from harness.domains.alfworld.vocabulary import find_names
 from harness.gate import normalize_text
 from harness.llm import ChatMessage
-from harness.records.insights import Critique, CritiqueStep, ExperienceTask, InsightsLedger
+from harness.records.insights import Critique, ExperienceTask, InsightsLedger, Operation
 from harness.records.propagation import GateRefusal
-from harness.reflection.insights._counting import Source, update
 from harness.reflection.insights._ledger import apply_answer
-from harness.reflection.insights._operations import parse_operations
 from harness.reflection.insights._plan import ExpelDomain, PlannedCritique
 from harness.reflection.insights._prompt import critique_messages
 
@@ -54,26 +52,15 @@ def gated_answer(ledger: InsightsLedger, critique: Critique, raw_answer: str,
 
     The step still records every parsed operation, so the refused ones stay visible beside the refusals.
     """
-    before = len(ledger.rules)
-    prompt_full = ledger.max_num_rules <= before
-    list_full = ledger.max_num_rules + 5 <= before
-    operations = parse_operations(raw_answer)
-    step = len(ledger.steps)
-    refusals, passed = [], []
-    for operation in operations:
+    refusals: list[GateRefusal] = []
+
+    def admit(step: int, operation: Operation) -> bool:
         missing = unquoted(operation.text, evidence) if operation.kind in ("ADD", "EDIT") else []
         if missing:
             refusals.append(GateRefusal(step=step, operation=operation, unquoted=missing))
-        else:
-            passed.append(operation)
-    kept, dropped = update(ledger.rules, passed, list_full, Source(step, critique, raw_answer))
-    record = CritiqueStep(
-        step=step, critique=critique, raw_answer=raw_answer, operations=operations, prompt_full=prompt_full,
-        list_full=list_full, rules=[(rule.text, rule.count) for rule in kept],
-    )
-    return ledger.model_copy(update={
-        "steps": [*ledger.steps, record], "rules": kept, "dropped": [*ledger.dropped, *dropped],
-    }), refusals
+        return not missing
+
+    return apply_answer(ledger, critique, raw_answer, admit), refusals
 
 
 def gated_extract(planned: Sequence[PlannedCritique], tasks: Sequence[ExperienceTask],
