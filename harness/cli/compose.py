@@ -18,6 +18,7 @@ from omegaconf import DictConfig
 from harness.domains.base import Domain
 from harness.domains.registry import build_domain
 from harness.run.config import RunConfig, validate_config
+from harness.run.insights_stage import check_insights
 from harness.run.preflight import check_models, check_tracking
 
 
@@ -43,6 +44,7 @@ def finish_preparing(config: RunConfig) -> PreparedRun:
         return PreparedRun(config, None)
     domain = build_domain(config.env)
     try:
+        check_insights(config, domain)
         check_models(config)
         check_tracking(config.tracking)
     except BaseException:

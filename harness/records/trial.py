@@ -161,8 +161,8 @@ class TrialLog:
     lets the run check it still holds its directory.
     """
 
-    def __init__(self, run_dir: Path, guard: Callable[[], None] | None = None) -> None:
-        self.path = Path(run_dir) / TRIALS_FILE
+    def __init__(self, run_dir: Path, guard: Callable[[], None] | None = None, file: str = TRIALS_FILE) -> None:
+        self.path = Path(run_dir) / file
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._guard = guard
         self._log = _trial_log(self.path, single_writer=True)
