@@ -207,13 +207,14 @@ def parse_trials(data: bytes, path: Path) -> tuple[list[TrialRecord], bytes]:
     return _trial_log(path).parse(data)
 
 
-def read_trials(run_dir: Path) -> list[TrialRecord]:
-    """All complete records of a run, validated, without writing anything.
+def read_trials(run_dir: Path, file: str = TRIALS_FILE) -> list[TrialRecord]:
+    """All complete records of a run (or of its `file` of trials, e.g. evaluation.jsonl), validated, without writing
+    anything.
 
     Safe on a run that is still recording: a torn last line is left out, neither cut nor reported (TrialLog does
     both).
     """
-    return _trial_log(Path(run_dir) / TRIALS_FILE).read()
+    return _trial_log(Path(run_dir) / file).read()
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:

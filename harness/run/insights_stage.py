@@ -145,6 +145,10 @@ class InsightsStage:
             )
         if not recorded:
             self._append(opened)
+        where = "" if opened.plant is None else (
+            "; the planted task is " + ("a training task" if opened.plant.in_training else "evaluated, not read"))
+        log.info("insights: %s fold %d: %d training task(s), %d critique(s), evaluating %s%s", condition.name, fold,
+                 len(training), len(planned), ", ".join(evaluation), where)
         answers = sorted((line for line in mine if isinstance(line, CritiqueAnswered)), key=lambda line: line.step)
         critic = self.pool.get("critic", self.config.conditions[self._index(condition)].actor)
         ledger = InsightsLedger(max_num_rules=insights.max_num_rules)
