@@ -19,7 +19,7 @@ def test_hotpotqa_rules_go_before_the_reflections_and_the_context() -> None:
     assert agent_prompt(question, ["Plan Zeta."], "\nThought:", "") == plain
     assert ruled.replace(message.rstrip("\n") + "\n", "", 1) == plain
     assert ruled.index("(END OF EXAMPLES)") < ruled.index("2. Answer with the shortest span.") < ruled.index(
-        "Plan Zeta.") < ruled.index("Relevant Context:")
+        "Plan Zeta.") < ruled.rindex("Relevant Context:")
     alone = agent_prompt(question, [], "\nThought:", message)
     assert "(END OF EXAMPLES)\n\n" + message.rstrip("\n") + "\n\nRelevant Context:" in alone
 
