@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from harness.errors import ConfigError
 from harness.reflection.insights import ExpelDomain, InsightsOptions
@@ -42,14 +42,14 @@ class PlantSettings(BaseModel):
 class InsightsSettings(InsightsOptions):
     """ExpeL's insight stage as a run builds it: its options, its folds, and an optional plant."""
 
-    folds: int = Field(
+    folds: StrictInt = Field(
         2, ge=2, description="ExpeL's k_folds: each fold's tasks are evaluated with the rules of the other folds' tasks."
     )
-    fold_seed: int = Field(42, description="ExpeL's k_folds_seed: shuffles each outcome group before the deal.")
-    only_fold: int | None = Field(
+    fold_seed: StrictInt = Field(42, description="ExpeL's k_folds_seed: shuffles each outcome group before the deal.")
+    only_fold: StrictInt | None = Field(
         None, ge=0, description="Build and evaluate this fold alone (None: every fold, as ExpeL does)."
     )
-    critic_max_tokens: int = Field(
+    critic_max_tokens: StrictInt = Field(
         512, ge=1, description="The critic's answer bound (ExpeL sets none; a local model needs one)."
     )
     plant: PlantSettings | None = Field(None, description="A planted reflection (the behavioural channel); off.")
