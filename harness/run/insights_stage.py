@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from harness.domains.base import Attempt, Domain
-from harness.errors import ConfigError, LogChangedError
+from harness.errors import ConfigError, LogChangedError, RunInterrupted
 from harness.llm import CachedLLM, CallContext, LLMRequest
 from harness.llm.metering import MeteredLLM
 from harness.llm.pool import LLMPool
@@ -96,6 +96,14 @@ def check_insights(config: RunConfig, domain: Domain) -> None:
         )
 
 
+def _stop_between_critiques(stop: StopRequest | None, recorded: int) -> None:
+    """A stop request asks no further critique: those recorded are kept, and the same command resumes."""
+    received = None if stop is None or not stop.is_set() else stop.signal
+    if received is not None:
+        raise RunInterrupted(signal_name=received.name, signal_number=received.value, finished=0, dropped=0,
+                             recorded=recorded)
+
+
 class InsightsStage:
     """Libraries built and evaluated for every condition, resuming from what insights.jsonl already holds."""
 
@@ -105,11 +113,13 @@ class InsightsStage:
         self.log = insights_log(run_dir, single_writer=True)
         self.lines = [line.root for line in self.log.repair()[0]]
         self.evaluation = TrialLog(run_dir, guard=guard, file=EVALUATION_FILE)
+        self.recorded = 0  # training trials, named in a stop's message
 
     def run(self, conditions: Sequence[ConditionRun], training: Sequence[TrialRecord], settings: LoopSettings,
             progress: Callable[[int], Progress], stop: StopRequest) -> None:
         """Build each condition's library per fold, then play the fold's tasks with it."""
         insights = self.config.insights
+        self.recorded = len(training)
         for condition in conditions:
             tasks = experience_tasks(training, condition.name, self.domain.task_ids())
             folds = split_folds(tasks, insights.folds, random.Random(insights.fold_seed))
@@ -118,11 +128,11 @@ class InsightsStage:
                 if not folds[fold]:
                     log.info("insights: fold %d of %s has no task to evaluate", fold, condition.name)
                     continue
-                ledger = self.library(condition, fold, [t for t in tasks if t.id not in folds[fold]], folds[fold])
+                ledger = self.library(condition, fold, [t for t in tasks if t.id not in folds[fold]], folds[fold], stop)
                 self.evaluate(condition, folds[fold], ledger, settings, progress, stop)
 
-    def library(self, condition: ConditionRun, fold: int, training: list[ExperienceTask],
-                evaluation: list[str]) -> InsightsLedger:
+    def library(self, condition: ConditionRun, fold: int, training: list[ExperienceTask], evaluation: list[str],
+                stop: StopRequest | None = None) -> InsightsLedger:
         """ExpeL's create_rules over the fold's training tasks, each answer recorded before the next is asked."""
         insights = self.config.insights
         kind = self.domain.name
@@ -161,6 +171,7 @@ class InsightsStage:
                     )
                 raw = answers[step].raw_answer
             else:
+                _stop_between_critiques(stop, self.recorded)
                 raw = self._ask(critic, condition.name, fold, step, item, ledger)
             ledger = apply_answer(ledger, item.critique, raw)
         log.info("insights: %s fold %d: %d critiques, %d rules", condition.name, fold, len(planned), len(ledger.rules))
