@@ -26,7 +26,7 @@ def test_trial_scope_is_the_default_with_expels_settings() -> None:
 def test_the_plant_experiment_composes() -> None:
     config = composed("experiment=hotpotqa_insights_plant")
     assert config.memory.scope == "insights"
-    assert config.insights.plant is not None and config.insights.plant.task == "5a72a2935542991f9a20c546"
+    assert config.insights.plant is not None and config.insights.plant.task == "5ac097b05542996f0d89cc18"
     assert (config.insights.folds, config.insights.only_fold) == (3, 2)
 
 
