@@ -7,31 +7,16 @@ Every rule, answer and planted text is model or config text: it enters the docum
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from harness.records import TrialRecord
 from harness.records.insights import InsightsLedger, Rule, RuleChange
-from harness.records.insights_log import EVALUATION_FILE, CritiqueAnswered, LibraryOpened, read_insights
+from harness.records.insights_log import EVALUATION_FILE, LibraryOpened
 from harness.records.trial import read_trials
-from harness.reflection.insights import replay
+from harness.reflection.insights import run_libraries
 from harness.report._runs import RunData
 from harness.report.document import Block, BulletList, Code, Paragraph, Section, Table
 
 TITLE = "Rule libraries"
-
-
-def libraries(run_dir: Path) -> list[tuple[LibraryOpened, InsightsLedger]]:
-    """Each library of a run, as opened, with the ledger its recorded answers build (ExpeL's counting replayed)."""
-    lines = read_insights(run_dir)
-    built = []
-    for opened in (line for line in lines if isinstance(line, LibraryOpened)):
-        answers = sorted(
-            (line for line in lines if isinstance(line, CritiqueAnswered)
-             and (line.condition, line.fold) == (opened.condition, opened.fold)),
-            key=lambda line: line.step,
-        )
-        built.append((opened, replay(((a.critique, a.raw_answer) for a in answers), opened.max_num_rules)))
-    return built
 
 
 def _change(change: RuleChange) -> str:
@@ -77,7 +62,7 @@ def insights_section(runs: Sequence[RunData]) -> Section | None:
     """The libraries of the runs that built any; None when none did (the section is left out)."""
     sections = []
     for run in runs:
-        built = libraries(run.path)
+        built = run_libraries(run.path)
         if not built:
             continue
         records = read_trials(run.path, EVALUATION_FILE)

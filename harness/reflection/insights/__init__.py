@@ -6,7 +6,8 @@ request from `prompts/expel/`; `parse_operations` and `update_rules` read and co
 parse_rules and update_rules do; `apply_answer`, `replay` and `extract` fold a sequence of answers into an
 `InsightsLedger` (`harness/records/insights.py`); `rules_message` is what goes before every evaluation task.
 `experience_tasks` reads a run's own records as experience, `split_folds` is ExpeL's training/evaluation split; the
-run's insight stage (`harness/run/insights_stage.py`) wires them into a run.
+run's insight stage (`harness/run/insights_stage.py`) wires them into a run, and `run_libraries` reads a run's
+libraries back from its insights.jsonl.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from harness.reflection.insights._plan import (
     success_chunks,
 )
 from harness.reflection.insights._prompt import critique_messages, rules_message
+from harness.reflection.insights._run_libraries import run_libraries
 
 __all__ = [
     "EditOfNoRule",
@@ -38,6 +40,7 @@ __all__ = [
     "plan_critiques",
     "replay",
     "rules_message",
+    "run_libraries",
     "split_folds",
     "success_chunks",
     "outcome",

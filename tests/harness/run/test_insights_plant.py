@@ -12,8 +12,7 @@ from pathlib import Path
 
 from harness.records.insights_log import EVALUATION_FILE, INSIGHTS_FILE, CritiqueAnswered, LibraryOpened, read_insights
 from harness.records.trial import read_manifest, read_trials
-from harness.reflection.insights import rules_message
-from harness.report._insights_section import libraries
+from harness.reflection.insights import rules_message, run_libraries
 from tests.finished_runs import INSIGHTS_PLANT, documented_overrides
 from tests.in_process import run_in_process
 from tests.runner import ROOT
@@ -41,7 +40,7 @@ def test_the_library_names_its_tasks_its_plant_and_every_rules_history(insights_
     assert (len(opened.training_tasks), len(opened.evaluation_tasks), opened.read_reflections) == (4, 2, False)
     critiques = [line for line in lines if isinstance(line, CritiqueAnswered)]
     assert [c.step for c in critiques] == list(range(opened.critiques)) and critiques
-    [(_, ledger)] = libraries(insights_plant_run)
+    [(_, ledger)] = run_libraries(insights_plant_run)
     assert len(ledger.steps) == opened.critiques
     answers = {c.raw_answer for c in critiques}
     for rule in [*ledger.rules, *ledger.dropped]:
@@ -69,7 +68,7 @@ def test_the_plant_reaches_its_tasks_prompts_and_no_critique(insights_plant_run:
 
 
 def test_the_evaluation_reads_the_final_library_before_each_question(insights_plant_run: Path) -> None:
-    [(opened, ledger)] = libraries(insights_plant_run)
+    [(opened, ledger)] = run_libraries(insights_plant_run)
     evaluation = read_trials(insights_plant_run, EVALUATION_FILE)
     assert sorted(r.task_id for r in evaluation) == sorted(opened.evaluation_tasks)
     assert all(r.trial == 0 and r.memory == [] and r.reflection is None for r in evaluation)
@@ -80,7 +79,7 @@ def test_the_evaluation_reads_the_final_library_before_each_question(insights_pl
 
 
 def test_the_report_shows_each_rule_as_text(insights_plant_run: Path) -> None:
-    [(opened, ledger)] = libraries(insights_plant_run)
+    [(opened, ledger)] = run_libraries(insights_plant_run)
     markdown = (insights_plant_run / "report.md").read_text()
     page = (insights_plant_run / "report.html").read_text()
     assert "## Rule libraries" in markdown and "Rule libraries" in page
