@@ -17,7 +17,7 @@ from pathlib import Path
 
 from harness.domains.base import Attempt, Domain
 from harness.errors import ConfigError, LogChangedError, RunInterrupted
-from harness.llm import CachedLLM, CallContext, LLMRequest
+from harness.llm import CallContext, LLMRequest, ModelConfig
 from harness.llm.metering import MeteredLLM
 from harness.llm.pool import LLMPool
 from harness.records import TrialLog, TrialRecord
@@ -160,7 +160,6 @@ class InsightsStage:
         log.info("insights: %s fold %d: %d training task(s), %d critique(s), evaluating %s%s", condition.name, fold,
                  len(training), len(planned), ", ".join(evaluation), where)
         answers = sorted((line for line in mine if isinstance(line, CritiqueAnswered)), key=lambda line: line.step)
-        critic = self.pool.get("critic", self.config.conditions[self._index(condition)].actor)
         ledger = InsightsLedger(max_num_rules=insights.max_num_rules)
         for step, item in enumerate(planned):
             if step < len(answers):
@@ -172,18 +171,19 @@ class InsightsStage:
                 raw = answers[step].raw_answer
             else:
                 _stop_between_critiques(stop, self.recorded)
-                raw = self._ask(critic, condition.name, fold, step, item, ledger)
+                raw = self._ask(condition.name, fold, step, item, ledger)
             ledger = apply_answer(ledger, item.critique, raw)
         log.info("insights: %s fold %d: %d critiques, %d rules", condition.name, fold, len(planned), len(ledger.rules))
         return ledger
 
-    def _ask(self, critic: CachedLLM, condition: str, fold: int, step: int, item: PlannedCritique,
-             ledger: InsightsLedger) -> str:
+    def _ask(self, condition: str, fold: int, step: int, item: PlannedCritique, ledger: InsightsLedger) -> str:
         messages = critique_messages(item, [r.text for r in ledger.rules], self.domain.name,  # type: ignore[arg-type]
                                      ledger.max_num_rules)
         request = LLMRequest(kind="chat", messages=messages, max_tokens=self.config.insights.critic_max_tokens,
                              temperature=0.0, seed=self.config.experiment.seed)
         context = CallContext(task_id=f"fold {fold}", trial=step, condition=condition, role="critic")
+        # The condition's actor model, as ExpeL's critic is its actor's LLM; fetched only when a critique is asked.
+        critic = self.pool.get("critic", self._actor_model(condition))
         raw = critic.generate(request, context).text
         self._append(CritiqueAnswered(condition=condition, fold=fold, step=step, critique=item.critique,
                                       request=messages[0].content, raw_answer=raw))
@@ -194,8 +194,8 @@ class InsightsStage:
         self.log.append([InsightsLine(entry)])
         self.lines.append(entry)
 
-    def _index(self, condition: ConditionRun) -> int:
-        return [c.name for c in self.config.conditions].index(condition.name)
+    def _actor_model(self, condition: str) -> ModelConfig:
+        return next(c.actor for c in self.config.conditions if c.name == condition)
 
     def evaluate(self, condition: ConditionRun, tasks: list[str], ledger: InsightsLedger, settings: LoopSettings,
                  progress: Callable[[int], Progress], stop: StopRequest) -> None:
