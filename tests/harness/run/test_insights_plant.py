@@ -14,7 +14,7 @@ from harness.records.insights_log import EVALUATION_FILE, INSIGHTS_FILE, Critiqu
 from harness.records.trial import read_manifest, read_trials
 from harness.reflection.insights import rules_message, run_libraries
 from tests.finished_runs import INSIGHTS_PLANT, documented_overrides
-from tests.in_process import run_in_process
+from tests.in_process import run_in_process, run_module
 from tests.runner import ROOT
 
 CACHE = ROOT / "tests" / "fixtures" / "insights_plant" / "llm_cache.jsonl"
@@ -86,6 +86,19 @@ def test_the_report_shows_each_rule_as_text(insights_plant_run: Path) -> None:
     for rule in ledger.rules:
         assert html.escape(rule.text, quote=False) in page
     assert opened.plant is not None and html.escape(opened.plant.reflection, quote=False) in page
+
+
+def test_a_rule_with_markup_stays_text(insights_plant_run: Path, copy_run: Callable[[Path], Path]) -> None:
+    run = copy_run(insights_plant_run)
+    marked = "Never trust <script>alert(1)</script> or [a link](http://x) or **bold** text."
+    lines = [json.loads(line) for line in (run / INSIGHTS_FILE).read_text().splitlines()]
+    lines[1]["raw_answer"] = f"ADD 1: {marked}"
+    (run / INSIGHTS_FILE).write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = run_module("harness.report", str(run), "--format", "md,html")
+    assert result.returncode == 0, result.stderr
+    page = (run / "report.html").read_text()
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert 'href="http://x"' not in page
 
 
 def test_a_killed_library_resumes_without_losing_or_repeating_a_critique(
