@@ -13,6 +13,7 @@ import dataclasses
 import logging
 import random
 from collections.abc import Callable, Sequence
+from typing import cast
 from pathlib import Path
 
 from harness.domains.base import Attempt, Domain
@@ -32,6 +33,7 @@ from harness.records.insights_log import (
 )
 from harness.reflection import get_source
 from harness.reflection.insights import (
+    ExpelDomain,
     apply_answer,
     critique_messages,
     experience_tasks,
@@ -110,6 +112,7 @@ class InsightsStage:
     def __init__(self, config: RunConfig, domain: Domain, pool: LLMPool, run_dir: Path,
                  guard: Callable[[], None]) -> None:
         self.config, self.domain, self.pool, self.run_dir, self.guard = config, domain, pool, run_dir, guard
+        self.kind = cast(ExpelDomain, domain.name)  # check_memory accepted the run's env as one of ExpeL's domains
         self.log = insights_log(run_dir, single_writer=True)
         self.lines = [line.root for line in self.log.repair()[0]]
         self.evaluation = TrialLog(run_dir, guard=guard, file=EVALUATION_FILE)
@@ -135,8 +138,7 @@ class InsightsStage:
                 stop: StopRequest | None = None) -> InsightsLedger:
         """ExpeL's create_rules over the fold's training tasks, each answer recorded before the next is asked."""
         insights = self.config.insights
-        kind = self.domain.name
-        planned = plan_critiques(training, kind, random.Random(self.config.experiment.seed), insights)  # type: ignore[arg-type]
+        planned = plan_critiques(training, self.kind, random.Random(self.config.experiment.seed), insights)
         plant = self.config.insights.plant
         opened = LibraryOpened(
             condition=condition.name, fold=fold, training_tasks=[t.id for t in training], evaluation_tasks=evaluation,
@@ -177,8 +179,7 @@ class InsightsStage:
         return ledger
 
     def _ask(self, condition: str, fold: int, step: int, item: PlannedCritique, ledger: InsightsLedger) -> str:
-        messages = critique_messages(item, [r.text for r in ledger.rules], self.domain.name,  # type: ignore[arg-type]
-                                     ledger.max_num_rules)
+        messages = critique_messages(item, [r.text for r in ledger.rules], self.kind, ledger.max_num_rules)
         request = LLMRequest(kind="chat", messages=messages, max_tokens=self.config.insights.critic_max_tokens,
                              temperature=0.0, seed=self.config.experiment.seed)
         context = CallContext(task_id=f"fold {fold}", trial=step, condition=condition, role="critic")
@@ -201,7 +202,7 @@ class InsightsStage:
                  progress: Callable[[int], Progress], stop: StopRequest) -> None:
         """The fold's tasks with the rules before their prompt: one trial (ExpeL), or the run's trials (both)."""
         both = self.config.memory.scope == "both"
-        rules = rules_message([rule.text for rule in ledger.rules], self.domain.name)  # type: ignore[arg-type]
+        rules = rules_message([rule.text for rule in ledger.rules], self.kind)
         domain = EvaluationDomain(self.domain, tasks, rules, reflects=both)
         trials = settings.trials if both else 1
         evaluated = dataclasses.replace(condition, planted=None)
