@@ -54,7 +54,8 @@ class Chromium:
         self.profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
         self._to_child_read, self._to_child = os.pipe()
         self._from_child, self._from_child_write = os.pipe()
-        self._log = (self.profile.parent / f"{self.profile.name}.log").open("wb")
+        self._log_path = self.profile.parent / f"{self.profile.name}.log"
+        self._log = self._log_path.open("wb")
         self.process = subprocess.Popen(
             [executable, *FLAGS, f"--user-data-dir={self.profile}", f"--window-size={width},{height}", "about:blank"],
             stdin=subprocess.DEVNULL,
@@ -62,6 +63,8 @@ class Chromium:
             stderr=self._log,
             close_fds=False,
             preexec_fn=self._pipes_on_3_and_4,
+            # Chromium's own temporary folders (org.chromium.Chromium.*) go inside the profile and leave with it.
+            env={**os.environ, "TMPDIR": str(self.profile)},
         )
         os.close(self._to_child_read)
         os.close(self._from_child_write)
@@ -104,7 +107,13 @@ class Chromium:
             except OSError:
                 pass
         self._log.close()
+        self._log_path.unlink(missing_ok=True)
         shutil.rmtree(self.profile, ignore_errors=True)
+
+    def _log_tail(self) -> str:
+        # The log is removed with the profile on close: a dead browser's last words go into the error instead.
+        self._log.flush()
+        return self._log_path.read_bytes()[-300:].decode(errors="replace")
 
     def _read_message(self, deadline: float) -> dict[str, Any]:
         while b"\0" not in self._buffer:
@@ -115,7 +124,9 @@ class Chromium:
             if ready:
                 chunk = os.read(self._from_child, 1 << 20)
                 if not chunk:
-                    raise ChromiumError(f"chromium closed the pipe (exit code {self.process.poll()})")
+                    raise ChromiumError(
+                        f"chromium closed the pipe (exit code {self.process.poll()}); its log ends: {self._log_tail()!r}"
+                    )
                 self._buffer += chunk
         raw, self._buffer = self._buffer.split(b"\0", 1)
         message: dict[str, Any] = json.loads(raw)

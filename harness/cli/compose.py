@@ -16,18 +16,22 @@ from typing import Any, Protocol, runtime_checkable
 from omegaconf import DictConfig
 
 from harness.domains.base import Domain
+from harness.domains.frozen_in import SelectionReading, lent_selection, read_selection
 from harness.domains.registry import build_domain
 from harness.run.config import RunConfig, validate_config
+from harness.run.held_out import frozen_in
 from harness.run.insights_stage import check_insights
 from harness.run.preflight import check_models, check_tracking
 
 
 @dataclass(frozen=True)
 class PreparedRun:
-    """A run's input, checked: the validated config and, unless it runs a scenario, its domain."""
+    """A run's input, checked: the validated config and, unless it runs a scenario, its domain; the selection run
+    `env.frozen_in` names, read once for the domain's tasks and the run's manifest."""
 
     config: RunConfig
     domain: Domain | None
+    selection: SelectionReading | None = None
 
     def close(self) -> None:
         if self.domain is not None:
@@ -42,7 +46,10 @@ def finish_preparing(config: RunConfig) -> PreparedRun:
     """What a validated config still needs before the run: its domain built, its models and tracking checked."""
     if config.scenario is not None:
         return PreparedRun(config, None)
-    domain = build_domain(config.env)
+    selected_in = frozen_in(config)
+    selection = None if selected_in is None else read_selection(selected_in)
+    with lent_selection(selection):
+        domain = build_domain(config.env)
     try:
         check_insights(config, domain)
         check_models(config)
@@ -50,7 +57,7 @@ def finish_preparing(config: RunConfig) -> PreparedRun:
     except BaseException:
         domain.close()
         raise
-    return PreparedRun(config, domain)
+    return PreparedRun(config, domain, selection)
 
 
 def prepare_run(cfg: DictConfig | dict[str, Any]) -> PreparedRun:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from harness.run.config import Condition, RunConfig
 from harness.run.held_out import compare_with_selection, frozen_in, kept_selection, warn_greedy_roles
 from harness.domains.base import Domain
+from harness.domains.frozen_in import SelectionReading
 from harness.domains.registry import identity_rule, mention_rules
 from harness.reflection.gated_memory import GatedMemory
 from harness.llm import CacheStore
@@ -67,15 +68,16 @@ def condition_run(
 
 
 class Experiment:
-    """A planned run of a validated config and its domain (harness/cli/compose.py checks both): models set up,
-    earlier records read. What can still fail on bad input (the run directory's records) fails here, before
-    anything is written; the domain is the experiment's to close from here on.
+    """A planned run of a validated config, its domain and its selection run (harness/cli/compose.py prepares them
+    as a `PreparedRun`): models set up, earlier records read. What can still fail on bad input (the run directory's
+    records) fails here, before anything is written; the domain is the experiment's to close from here on.
     """
 
-    def __init__(self, config: RunConfig, domain: Domain, run_dir: Path) -> None:
+    def __init__(self, config: RunConfig, domain: Domain, selection: SelectionReading | None, run_dir: Path) -> None:
         self.config = config
         self.run_dir = run_dir
         self.domain = domain
+        self.selection_read = selection  # env.frozen_in's run as compose.py read it for the domain's tasks, or None
         try:
             # What the loop's trials need gets ready while the models are set up and the run directory is checked.
             self.domain.warm_up(config.experiment.max_concurrency)
@@ -106,14 +108,17 @@ class Experiment:
         # records) must be what it then builds on, not what another process is about to change.
         self.lock = RunLock.acquire(run_dir)
         try:
-            self.previous, self.resolved = resume_config(run_dir, config.model_dump(mode="json"))
+            # trials.jsonl read once: counted by the resume checks, then the records the run builds on.
+            self.trial_log = TrialLog(run_dir, guard=self.lock.ensure_held, repair=False)
+            recorded = len(self.trial_log.records)
+            self.previous, self.resolved = resume_config(run_dir, config.model_dump(mode="json"), recorded)
             self.data_hashes = self.domain.data_hashes()
             self.resolved = check_data_unchanged(self.previous, self.data_hashes, self.resolved)
             self.selection, self.resolved = kept_selection(
-                config, self.previous, self.domain.task_ids(), self.resolved
+                self.selection_read, self.previous, self.domain.task_ids(), self.resolved
             )
-            # The first write into the run directory: reading trials.jsonl may cut a torn line.
-            self.trial_log = TrialLog(run_dir, guard=self.lock.ensure_held)
+            # The first write into the run directory: a torn last line of trials.jsonl is cut.
+            self.trial_log.repair()
             remove_stale_temporaries(run_dir)  # an earlier invocation killed while writing an output left them
             self.insights: InsightsStage | None = None
             if config.memory.scope != "trial":
@@ -179,8 +184,10 @@ class Experiment:
             from harness.report import finished_run, write_report
             from harness.report.summary import SUMMARY_FILE, summarize, summary_markdown
 
-            if manifest.selection is not None:
-                compared = compare_with_selection(manifest.selection, self.trial_log.records, self.settings.seed)
+            if manifest.selection is not None and self.selection_read is not None:
+                compared = compare_with_selection(
+                    manifest.selection, self.trial_log.records, self.settings.seed, self.selection_read
+                )
                 manifest = manifest.model_copy(update={"selection": compared})
             # Metrics and summary come before "finished": a run killed while writing them must not claim to
             # be done, or no one would resume it to complete them.

@@ -13,8 +13,14 @@ from hydra.errors import OverrideParseException
 
 from harness.cli.config_keys import check_setting
 from harness.errors import ConfigError, HarnessError, fail
-from harness.run.config import CONFIG_GROUPS, available_options, check_group_choice
-from harness.run.config_dirs import add_config_dirs, check_config_dir, check_search_path
+from harness.run.config import CONFIG_GROUPS
+from harness.run.config_dirs import (
+    add_config_dirs,
+    available_options,
+    check_config_dir,
+    check_group_choice,
+    check_search_path,
+)
 
 ROLE_MODEL_KEYS = ("actor_model", "reflector_model")
 # Hydra's options that take a value: the word after one is that value, not an override.
@@ -39,29 +45,50 @@ def _parse(argument: str) -> Override:
 def _check_choices(override: Override, argument: str) -> None:
     """`strategy=a,b` sweeps, `strategy=[a,b]` selects several at once: either way, each name must exist."""
     key = override.key_or_group
-    group = "model" if key in ROLE_MODEL_KEYS else key
     value = argument.split("=", 1)[1]
     if "${" in value or "(" in value:
         return
-    if not value.strip("[] ") and key not in ROLE_MODEL_KEYS:
-        raise ConfigError(f"{key}={value} chooses no {key}; choose one, e.g. {key}={available_options(group)[0]}.")
+    if not value.strip("[] "):
+        raise ConfigError(f"{key}={value} chooses no {key}; choose one, e.g. {key}={available_options(key)[0]}.")
     for choice in value.strip("[]").split(","):
-        if key in ROLE_MODEL_KEYS and choice in ("", "null"):
-            continue
-        check_group_choice(group, choice)
+        check_group_choice(key, choice)
+
+
+def _role_model(key: str, argument: str) -> str:
+    """`actor_model=<option>` as Hydra composes it: the model option packaged under the role
+    (`model@actor_model=<option>`, configs/config.yaml's defaults), so every config folder Hydra searches reaches it;
+    `actor_model=null` removes the role's option (`~model@actor_model`), leaving the role to `model`."""
+    value = argument.split("=", 1)[1]
+    if value in ("", "null"):
+        return f"~model@{key}"
+    if "${" not in value and "(" not in value:
+        if value.startswith("["):
+            raise ConfigError(f"{argument} names a list; a role takes one model option, e.g. {key}=smollm2-135m.")
+        choices = value.split(",")
+        if "null" in choices or "" in choices:
+            raise ConfigError(
+                f"{argument} sweeps over null, which is no model option; sweep over options only, and run the role "
+                "unsplit (null) as a job of its own."
+            )
+        for choice in choices:
+            check_group_choice("model", choice, key)
+    return f"model@{key}={value}"
 
 
 def normalize_override(argument: str) -> str:
     """One command-line override checked, and spelled as Hydra must read it.
 
     A setting is returned as `++key=value` (set it, whether or not the YAML names it), since the pydantic models
-    decide which settings exist; Hydra's own keys and groups pass through unchanged.
+    decide which settings exist; Hydra's own keys and groups pass through unchanged, and a role's model
+    (`actor_model=<option>`) becomes the model option Hydra composes under that role.
     """
     override = _parse(argument)
     key = override.key_or_group
     if override.package is not None or "/" in key or key == "hydra" or key.startswith("hydra."):
         return argument
-    if override.type == OverrideType.CHANGE and (key in CONFIG_GROUPS or key in ROLE_MODEL_KEYS):
+    if override.type == OverrideType.CHANGE and key in ROLE_MODEL_KEYS:
+        return _role_model(key, argument)
+    if override.type == OverrideType.CHANGE and key in CONFIG_GROUPS:
         _check_choices(override, argument)
         return argument
     if not key:

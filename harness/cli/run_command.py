@@ -29,6 +29,8 @@ from harness.cli.run_log import setup_logging  # noqa: E402
 from harness.errors import EXIT_INTERRUPTED, HarnessError, RunInterrupted, fail  # noqa: E402
 from harness.run.config_dirs import CONFIG_DIR  # noqa: E402
 from harness.records.run_dir import remove_created  # noqa: E402
+from harness.llm import ModelConfig  # noqa: E402
+from harness.run.config import PropagationConfig  # noqa: E402
 from harness.run.scenarios.planted_refusal import describe, run_planted_refusal  # noqa: E402
 
 if TYPE_CHECKING:
@@ -67,15 +69,29 @@ def _start(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> tuple[Exper
         if prepared.domain is None:
             scenario = prepared.config.scenario
             assert scenario is not None  # only a scenario's run has no domain (compose.finish_preparing)
+            if isinstance(scenario, PropagationConfig):
+                _propagation(scenario, prepared.config.reflector, run_dir)
+                return None, prepared_here
             outcome = run_planted_refusal(scenario, prepared.config.reflector, prepared.config.experiment.seed, run_dir)
             print(describe(outcome))
             return None, prepared_here
         # Imported once a run is sure to start: its metrics and report (scipy, matplotlib) cost a refusal seconds.
         from harness.cli.experiment import Experiment
 
-        return Experiment(prepared.config, prepared.domain, run_dir), prepared_here  # closes the domain if it fails
+        # The experiment closes the domain if it fails.
+        return Experiment(prepared.config, prepared.domain, prepared.selection, run_dir), prepared_here
     except HarnessError as error:
         fail(error)
+
+
+def _propagation(scenario: PropagationConfig, model: ModelConfig, run_dir: Path) -> None:
+    """The plant-and-trace study on the published ALFWorld log (read here: harness/audit is above the run)."""
+    from harness.audit.published_experience import READS, SOURCE, evaluation_games, published_study_tasks
+    from harness.reflection.insights.trace import markdown, study_traces
+    from harness.run.scenarios.propagation import run_propagation
+
+    study = run_propagation(scenario, model, published_study_tasks(), evaluation_games(), READS, SOURCE, run_dir)
+    print(markdown(study_traces(study)))
 
 
 def _start_and_run(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> None:

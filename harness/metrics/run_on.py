@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -91,6 +92,8 @@ def _kind(match: re.Match[str]) -> str:
     return kinds[int(name[1:])][0]
 
 
+# A report measures the same reflections more than once (metrics, summary, page), and a scan is about half a millisecond.
+@lru_cache(maxsize=1 << 14)
 def run_on_at(text: str) -> tuple[str, str, int] | None:
     """(kind, marker, offset) of the first place `text` runs on past its reflection, or None.
 

@@ -161,12 +161,22 @@ class TrialLog:
     lets the run check it still holds its directory.
     """
 
-    def __init__(self, run_dir: Path, guard: Callable[[], None] | None = None, file: str = TRIALS_FILE) -> None:
+    def __init__(
+        self, run_dir: Path, guard: Callable[[], None] | None = None, *, repair: bool = True, file: str = TRIALS_FILE
+    ) -> None:
         self.path = Path(run_dir) / file
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._guard = guard
-        self._log = _trial_log(self.path, single_writer=True)
-        self.records: list[TrialRecord] = self._log.repair()[0]
+        self._log = _trial_log(self.path, single_writer=repair)
+        # repair=False reads as read_trials does (writing nothing, refusing nothing it could not read) and leaves
+        # the first write to repair(), once the records read have been checked: a refused resumption writes nothing.
+        self.records: list[TrialRecord] = self._log.repair()[0] if repair else self._log.read()
+
+    def repair(self) -> None:
+        """Cut a torn last line, or end a whole one, as this log's one writer from now on; reads only what follows
+        the records already read."""
+        self._log.single_writer = True
+        self.records += self._log.repair()[0]
 
     def keys(self) -> set[tuple[str, str, int, int]]:
         return {record.key for record in self.records}

@@ -16,9 +16,10 @@ from harness.errors import ConfigError
 from harness.llm import CacheConfig, ModelConfig
 from harness.records.number import Number
 from harness.records.registry import RegistryLoadError, UnknownNameError
-from harness.run.config_dirs import option_files
+from harness.run.config_dirs import available_options, check_group_choice, option_files
 from harness.run.memory_settings import InsightsSettings, MemorySettings, check_memory
 from harness.run.metrics_settings import MetricsSettings
+from harness.run.propagation_config import PropagationConfig
 from harness.run.tracking_settings import TrackingSettings
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -159,7 +160,7 @@ class RunConfig(_Strict):
     )
     resume: ResumeSettings = Field(default_factory=ResumeSettings)
     tracking: TrackingSettings = Field(default_factory=TrackingSettings)
-    scenario: PlantedRefusalConfig | None = Field(None, description="Set: run this scenario instead of the trials.")
+    scenario: PlantedRefusalConfig | PropagationConfig | None = Field(None, description="Set: run it, not trials.")
     memory: MemorySettings = Field(default_factory=MemorySettings)
     insights: InsightsSettings = Field(default_factory=InsightsSettings)
 
@@ -172,29 +173,28 @@ class RunConfig(_Strict):
         return conditions
 
 
-def available_options(group: str) -> list[str]:
-    """The option names of a Hydra config group, from its yaml files in every config folder."""
-    return list(option_files(group))
-
-
-def check_group_choice(group: str, choice: str) -> None:
-    """Raise ConfigError unless `choice` names a yaml file of `group`."""
-    options = available_options(group)
-    if choice not in options:
-        raise ConfigError(f"{group}={choice} is not a known {group}; accepted: {', '.join(options)}.")
-
-
 def load_model_config(name: str) -> dict[str, Any]:
-    """A model option by name, as the `actor_model=`/`reflector_model=` overrides select it."""
+    """A model option by name, as a condition's `actor_model`/`reflector_model` (configs/strategy/) names it."""
     check_group_choice("model", name)
     return OmegaConf.to_container(OmegaConf.load(option_files("model")[name]), resolve=True)  # type: ignore[return-value]
 
 
-def _model(name: str | None, fallback: dict[str, Any], n_threads: int | None) -> dict[str, Any]:
-    model = load_model_config(name) if name else dict(fallback)
-    if n_threads is not None:
-        model["n_threads"] = n_threads
-    return model
+def _threads(model: dict[str, Any], n_threads: int | None) -> dict[str, Any]:
+    return dict(model) if n_threads is None else {**model, "n_threads": n_threads}
+
+
+def _role_model(raw: dict[str, Any], role: str, n_threads: int | None) -> dict[str, Any]:
+    """The run's model for `role`: the option Hydra composed under `<role>_model` (configs/config.yaml), else `model`."""
+    key = f"{role}_model"
+    chosen = raw.get(key)
+    if isinstance(chosen, str):  # a name written as a value (an experiment file's `actor_model: <option>`)
+        raise ConfigError(
+            f"{key} = {chosen!r} names a model as a value, which Hydra does not compose; choose the option with "
+            f"{key}={chosen} on the command line, or `- override /model@{key}: {chosen}` in a defaults list."
+        )
+    if chosen is not None:
+        _section(raw, key, ModelConfig)  # an error names the key written (actor_model.timeout_s), not the role
+    return _threads(raw["model"] if chosen is None else chosen, n_threads)
 
 
 # Every top-level key validate_config reads; another (`+tirals=3`) would be silently ignored, so it is refused.
@@ -291,8 +291,8 @@ def resolve_condition(
         source.Options.model_validate(entry.options)
     except ValidationError as error:
         raise ConfigError(_first_error_sentence(error, source.Options, f"strategy.{name}.options.")) from None
-    actor = _model(entry.actor_model, run_actor, n_threads)
-    reflector = _model(entry.reflector_model, run_reflector, n_threads)
+    actor = _threads(load_model_config(entry.actor_model) if entry.actor_model else run_actor, n_threads)
+    reflector = _threads(load_model_config(entry.reflector_model) if entry.reflector_model else run_reflector, n_threads)
     if source.swaps_models and actor == run_actor and reflector == run_reflector:
         raise ConfigError(
             f"strategy.{name} (source {entry.source}) swaps no model: set strategy.{name}.actor_model or "
@@ -352,8 +352,8 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
     if not isinstance(strategies, dict) or not strategies:
         raise ConfigError(f"strategy = {strategies!r} is invalid: choose at least one, e.g. strategy=self_diagnosis.")
     try:
-        actor = _model(raw.get("actor_model"), raw["model"], n_threads)
-        reflector = _model(raw.get("reflector_model"), raw["model"], n_threads)
+        actor = _role_model(raw, "actor", n_threads)
+        reflector = _role_model(raw, "reflector", n_threads)
         env_name = (raw.get("env") or {}).get("name") if isinstance(raw.get("env"), dict) else None
         window = PROTOCOL_MEMORY_WINDOW.get(env_name, DEFAULT_MEMORY_WINDOW)
         conditions = [

@@ -40,6 +40,19 @@ def option_files(group: str) -> dict[str, Path]:
     return dict(sorted(found.items()))
 
 
+def available_options(group: str) -> list[str]:
+    """The option names of a Hydra config group, from its yaml files in every config folder."""
+    return list(option_files(group))
+
+
+def check_group_choice(group: str, choice: str, key: str | None = None) -> None:
+    """Raise ConfigError unless `choice` names a yaml file of `group` (chosen by `key`, the group's name unless a
+    package of it: actor_model)."""
+    options = available_options(group)
+    if choice not in options:
+        raise ConfigError(f"{key or group}={choice} is not a known {group}; accepted: {', '.join(options)}.")
+
+
 def search_path_entry(entry: str) -> Path | None:
     """The folder of a search-path entry: `file://DIR` or a plain path; None for a package's (`pkg://`)."""
     if entry.startswith(("pkg://", "structured://")):

@@ -9,7 +9,6 @@ after trial 0 (trial 0 asks the same question in every condition), an upper boun
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,8 +16,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.domains.frozen_in import SelectionReading
 from harness.errors import ResumeMismatchError
-from harness.records import TRIALS_FILE, Manifest, SelectionRun, TrialRecord, read_manifest, read_trials
+from harness.records import Manifest, SelectionRun, TrialRecord
 from harness.run.config import RunConfig
 from harness.run.resume import ALLOW_OVERRIDE, CHANGES
 
@@ -62,16 +62,15 @@ def frozen_in(config: RunConfig) -> Path | None:
     return None if value is None else Path(value)
 
 
-def selection_run(run_dir: Path) -> SelectionRun:
+def selection_run(reading: SelectionReading) -> SelectionRun:
     """The selection run as the manifest names it, with the state of its records, before anything is compared."""
-    manifest = read_manifest(run_dir)
-    trials = (run_dir / TRIALS_FILE).read_bytes()
+    manifest = reading.manifest
     return SelectionRun(
-        path=str(run_dir),
+        path=str(reading.run_dir),
         started_at=manifest.started_at if manifest else None,
         git_commit=manifest.git_commit if manifest else None,
-        records=sum(1 for line in trials.splitlines() if line.strip()),
-        trials_sha256=hashlib.sha256(trials).hexdigest(),
+        records=reading.lines,
+        trials_sha256=reading.trials_sha256,
     )
 
 
@@ -83,20 +82,21 @@ def _changed_tasks(was: Sequence[str], now: Sequence[str]) -> str:
 
 
 def kept_selection(
-    config: RunConfig, previous: Manifest | None, tasks: list[str], resolved: dict[str, Any]
+    reading: SelectionReading | None, previous: Manifest | None, tasks: list[str], resolved: dict[str, Any]
 ) -> tuple[SelectionRun | None, dict[str, Any]]:
     """The selection run this run records, and the config to record, checked against the earlier invocation's.
 
-    The frozen set is read from the selection run on every invocation, so a resumption must select the tasks the
+    The frozen set is read from the selection run on every invocation (`reading`; None without env.frozen_in), so
+    a resumption must select the tasks the
     run started on: other ones (the selection run resumed to more trials, or edited) are refused before anything is
     written unless resume.allow_config_change, which records the change under resume.changes as a setting's. The
     selection run's state as first selected on stays in the manifest; a change to it that selects the same tasks is
     named in a warning.
     """
-    selected_in = frozen_in(config)
-    if selected_in is None:
+    if reading is None:  # no env.frozen_in
         return None, resolved
-    now = selection_run(selected_in)
+    selected_in = reading.run_dir
+    now = selection_run(reading)
     before = previous.selection if previous is not None else None
     if before is None or previous is None or previous.tasks is None:
         return now, resolved
@@ -135,10 +135,13 @@ def _run_seed(manifest: Manifest | None) -> int | None:
     return seed if isinstance(seed, int) else None
 
 
-def compare_with_selection(selection: SelectionRun, records: Sequence[TrialRecord], run_seed: int) -> SelectionRun:
-    """The selection run with what this run shares with it; a warning (run.log and stderr) when anything is."""
+def compare_with_selection(
+    selection: SelectionRun, records: Sequence[TrialRecord], run_seed: int, reading: SelectionReading
+) -> SelectionRun:
+    """The selection run (`reading`, as this invocation read it) with what this run shares with it; a warning
+    (run.log and stderr) when anything is."""
     run_dir = Path(selection.path)
-    found = shared_answers(records, run_seed, read_trials(run_dir), _run_seed(read_manifest(run_dir)))
+    found = shared_answers(records, run_seed, reading.records, _run_seed(reading.manifest))
     if found.shared:
         unit = "request(s)" if found.basis == "calls" else "trial(s) (no calls recorded: by task, trial and seed)"
         log.warning(

@@ -43,14 +43,14 @@ def read_previous_manifest(run_dir: Path) -> Manifest | None:
     )
 
 
-def resume_config(run_dir: Path, current: dict[str, Any]) -> tuple[Manifest | None, dict[str, Any]]:
-    """The earlier invocation's manifest (None for a new run) and the config this invocation records.
+def resume_config(run_dir: Path, current: dict[str, Any], records: int) -> tuple[Manifest | None, dict[str, Any]]:
+    """The earlier invocation's manifest (None for a new run) and the config this invocation records, given the
+    number of trial records the run directory holds (read once, by the run's TrialLog).
 
     Refused, before anything is written: settings that would change finished trials (check_resumable), records
     without a manifest (adopt_unmanifested), fewer records than the manifest saw (check_records_kept).
     """
     previous = read_previous_manifest(run_dir)
-    records = len(read_trials(run_dir))
     if previous is None:
         return None, adopt_unmanifested(run_dir, records, current)
     check_records_kept(run_dir, previous, records)

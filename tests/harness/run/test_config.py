@@ -8,14 +8,18 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
+from harness.cli.overrides import ROLE_MODEL_KEYS, normalize_override
 from harness.run.config_dirs import CONFIG_DIR
 from harness.run.config import RunConfig, validate_config
 from harness.errors import ConfigError
 
 
 def composed(*overrides: str) -> RunConfig:
+    """The config `python run.py <overrides>` runs, validated here (not refused before Hydra composes): a role's
+    model spelled as the command line hands it to Hydra (`actor_model=x` -> `model@actor_model=x`)."""
+    spelled = [normalize_override(o) if o.split("=")[0] in ROLE_MODEL_KEYS else o for o in overrides]
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        return validate_config(compose(config_name="config", overrides=list(overrides)))
+        return validate_config(compose(config_name="config", overrides=spelled))
 
 
 def test_default_is_the_embedded_demo() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.domains.frozen_in import frozen_tasks
+from harness.domains.frozen_in import frozen_tasks, read_selection
 from harness.domains.hotpotqa.config import HotpotQAEnvConfig
 from harness.domains.hotpotqa.questions import load_questions, select_questions
 from harness.domains.humaneval.config import HumanEvalEnvConfig
@@ -78,15 +78,16 @@ def test_the_manifest_names_the_selection_run_and_a_shared_control_is_warned_abo
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     selection_dir = run_dir(tmp_path, "select", [with_calls(r, f"k{r.trial}") for r in frozen_chain("a/b")])
-    named = selection_run(selection_dir)
+    reading = read_selection(selection_dir)
+    named = selection_run(reading)
     assert (named.path, named.started_at, named.git_commit, named.shared) == (str(selection_dir), STARTED, "abc123", None)
     fresh = [with_calls(r, f"n{r.trial}") for r in frozen_chain("a/b")]
     with caplog.at_level(logging.WARNING):
-        counted = compare_with_selection(named, fresh, run_seed=1)
+        counted = compare_with_selection(named, fresh, run_seed=1, reading=reading)
     assert (counted.basis, counted.compared, counted.shared) == ("calls", 3, 0) and not caplog.records
     replayed = [with_calls(r, f"k{r.trial}") for r in frozen_chain("a/b")]
     with caplog.at_level(logging.WARNING):
-        counted = compare_with_selection(named, replayed, run_seed=0)
+        counted = compare_with_selection(named, replayed, run_seed=0, reading=reading)
     assert counted.shared == 3
     (warning,) = [r.getMessage() for r in caplog.records]
     assert "shares 3 of its 3 request(s)" in warning and str(selection_dir) in warning

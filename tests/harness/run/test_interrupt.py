@@ -16,6 +16,7 @@ import pytest
 
 from harness.records import read_manifest, read_trials, records_without_timing
 from harness.run.interrupt import STOP_GRACE_S
+from tests.in_process import Outcome, run_in_process
 from tests.runner import ROOT, as_from_a_terminal
 
 CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"
@@ -27,9 +28,18 @@ SLACK_S = 4.0  # writing the manifest and leaving the interpreter, on a loaded m
 pytestmark = pytest.mark.slow
 
 
-def command(run_dir: Path) -> list[str]:
+def arguments(run_dir: Path) -> list[str]:
     replay = ("llm.cache.mode=replay", f"llm.cache.path={CACHE}", "progress=false")
-    return [sys.executable, str(ROOT / "run.py"), *GATED, *replay, f"hydra.run.dir={run_dir}"]
+    return [*GATED, *replay, f"hydra.run.dir={run_dir}"]
+
+
+def command(run_dir: Path) -> list[str]:
+    return [sys.executable, str(ROOT / "run.py"), *arguments(run_dir)]
+
+
+def resume(run_dir: Path) -> Outcome:
+    """The same command again, in this process: only the stop needs a process of its own."""
+    return run_in_process(*arguments(run_dir))
 
 
 def lines(run_dir: Path) -> int:
@@ -72,7 +82,7 @@ def interrupt(run_dir: Path, stop_signal: signal.Signals) -> tuple[subprocess.Co
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run_dir = tmp_path_factory.mktemp("whole") / "run"
-    result = subprocess.run(command(run_dir), cwd=ROOT, capture_output=True, text=True)
+    result = resume(run_dir)
     assert result.returncode == 0, result.stderr
     return run_dir
 
@@ -99,7 +109,7 @@ def test_a_signal_stops_the_run_within_the_grace_and_the_same_command_completes_
     unrecorded = gate_origins(run_dir) - {(r.task_id, r.trial) for r in recorded}
     assert not unrecorded, f"the gate was written for trials left unrecorded: {unrecorded}"
 
-    resumed = subprocess.run(command(run_dir), cwd=ROOT, capture_output=True, text=True, env=os.environ)
+    resumed = resume(run_dir)
     assert resumed.returncode == 0, resumed.stderr
     assert records_without_timing(read_trials(run_dir)) == records_without_timing(read_trials(uninterrupted))
     assert gate_origins(run_dir) == gate_origins(uninterrupted)
@@ -188,7 +198,7 @@ def test_a_second_signal_stops_at_once_with_its_own_exit_code_and_no_traceback(
     assert process.returncode == 128 + stop_signal.value, stderr
     assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
     assert (run_dir / "trials.jsonl").read_bytes().endswith(b"\n")
-    resumed = subprocess.run(command(run_dir), cwd=ROOT, capture_output=True, text=True)
+    resumed = resume(run_dir)
     assert resumed.returncode == 0, resumed.stderr
     keys = [r.key for r in read_trials(run_dir)]
     assert len(keys) == len(set(keys)) and read_manifest(run_dir).status == "finished"

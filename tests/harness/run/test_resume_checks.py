@@ -54,7 +54,7 @@ def test_the_manifest_is_read_with_the_run_directory_locked(run_dir: Path, monke
     run_dir.mkdir()
     prepared = prepare_run(compose_config("llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}"))
     assert prepared.domain is not None
-    experiment = Experiment(prepared.config, prepared.domain, run_dir)
+    experiment = Experiment(prepared.config, prepared.domain, prepared.selection, run_dir)
     experiment.close()
     assert seen == ["refused"]
 
@@ -65,10 +65,10 @@ def test_records_without_a_manifest_are_refused_and_adopted_only_when_asked(tmp_
         log.append(make_record(trial, "look elsewhere"))
     current = resolved()
     with pytest.raises(RecordsWithoutManifestError) as refused:
-        resume_config(tmp_path, current)
+        resume_config(tmp_path, current, 2)
     assert str(refused.value).startswith(f"{tmp_path} holds 2 trial record(s) but no manifest.json, so ")
     assert ADOPT_OVERRIDE in str(refused.value)
-    previous, adopted = resume_config(tmp_path, resolved("+resume.adopt_records=true"))
+    previous, adopted = resume_config(tmp_path, resolved("+resume.adopt_records=true"), 2)
     assert previous is None
     assert adopted["resume"]["adopted"]["records"] == 2 and adopted["resume"]["adopted"]["gate"] is False
     # A later resumption keeps the record of the adoption, as it keeps earlier changes.
@@ -128,15 +128,15 @@ def test_fewer_records_than_the_manifest_saw_are_refused(tmp_path: Path) -> None
     started = datetime(2026, 1, 1, tzinfo=timezone.utc)
     manifest = Manifest(config=config, package_versions={}, git_commit=None, data_hashes={}, started_at=started)
     write_manifest(tmp_path, manifest.model_copy(update={"status": "finished", "records": 2}))
-    assert resume_config(tmp_path, config)[0] is not None
+    assert resume_config(tmp_path, config, 2)[0] is not None
     path = tmp_path / TRIALS_FILE
     path.write_bytes(path.read_bytes().splitlines(keepends=True)[0])
     missing = r"holds 1 trial record\(s\), but its manifest.json saw 2, so 1 went missing; "
     with pytest.raises(RecordCorruptError, match=missing):
-        resume_config(tmp_path, config)
+        resume_config(tmp_path, config, len(TrialLog(tmp_path, repair=False).records))
 
 
 def test_an_unreadable_trial_log_is_named(tmp_path: Path) -> None:
     (tmp_path / TRIALS_FILE).mkdir()
     with pytest.raises(RecordCorruptError, match=f"^{tmp_path / TRIALS_FILE} is not a regular file \\(a directory"):
-        resume_config(tmp_path, resolved())
+        TrialLog(tmp_path, repair=False)

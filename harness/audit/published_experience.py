@@ -1,0 +1,51 @@
+"""The published Reflexion ALFWorld run as the insight stage's experience, without replaying it.
+
+The log keeps, per environment, its reflections (one per failed trial) and the trial it was solved in, but no
+trajectory. So a training task is an environment solved on its second trial, and the critic reads: the task
+sentence; for the failed trial, the log's outcome alone (a line saying the log keeps no trajectory of it) and,
+with insights.read_reflections, the reflection the published agent wrote after it; for the success, the ALFWorld
+expert planner's play of the same game (data/alfworld/expert_trajectories.json), labelled as such in the records.
+"""
+
+from __future__ import annotations
+
+from harness.audit.expert_trajectories import EXPERT_FILE, SOURCE, published_tasks, solved_after_failing
+from harness.records.insights import ExperienceTask, ExperienceTrial
+from harness.records.propagation import ExpertTrajectories, StudyTask
+
+FAILED_TRIAL_TEXT = "(The published log keeps no trajectory of this trial: it ended without completing the task.)"
+READS = (
+    "Each training task is an environment of the published Reflexion ALFWorld run solved on its second trial. "
+    "The critic reads the task sentence; the failed first trial as the published log has it (no trajectory: the "
+    f"line {FAILED_TRIAL_TEXT!r}) followed by the reflection written after it (insights.read_reflections); and the "
+    "success as the ALFWorld expert planner's play of the same game (the log keeps no trajectory of the agent's "
+    "own success). All-success critiques read the tasks' expert plays."
+)
+
+
+def published_study_tasks() -> list[StudyTask]:
+    """The published run's environments solved on their second trial, in the log's order, as training tasks."""
+    experts = {e.env_id: e for e in ExpertTrajectories.model_validate_json(EXPERT_FILE.read_text()).trajectories}
+    tasks = []
+    for task in solved_after_failing(published_tasks()):
+        expert = experts[task.task_id]
+        trials = [
+            ExperienceTrial(trajectory=FAILED_TRIAL_TEXT, success=False, reflection=task.reflections[0].strip()),
+            ExperienceTrial(trajectory=expert.trajectory, success=True),
+        ]
+        tasks.append(StudyTask(
+            experience=ExperienceTask(id=task.task_id, task=expert.task, trials=trials),
+            game_id=expert.game_id, trial_texts=["published_outcome_only", "expert_planner"],
+        ))
+    return tasks
+
+
+def evaluation_games() -> dict[str, str]:
+    """Every environment of the published run -> its game id: the tasks a library's evaluation draws from."""
+    from harness.audit.expert_trajectories import env_games
+
+    games = env_games()
+    return {task.task_id: games[task.task_id] for task in published_tasks()}
+
+
+__all__ = ["READS", "SOURCE", "evaluation_games", "published_study_tasks"]
