@@ -45,6 +45,10 @@ HUMANEVAL = (
     "python run.py experiment=humaneval_demo llm.cache.mode=replay "
     "llm.cache.path=tests/fixtures/humaneval/llm_cache.jsonl hydra.run.dir=results/runs/humaneval"
 )
+INSIGHTS_PLANT = (
+    "python run.py experiment=hotpotqa_insights_plant llm.cache.mode=replay "
+    "llm.cache.path=tests/fixtures/insights_plant/llm_cache.jsonl hydra.run.dir=results/runs/insights_plant"
+)
 HELD_OUT_SELECT = ("experiment=hotpotqa_held_out_select", "llm.cache.mode=replay", f"llm.cache.path={HELD_OUT_CACHE}")
 HELD_OUT = ("experiment=hotpotqa_held_out", "llm.cache.mode=replay", f"llm.cache.path={HELD_OUT_CACHE}")
 SWEEP_STRATEGIES = ("self_diagnosis", "no_memory")
@@ -127,6 +131,12 @@ def five_conditions_run(finished_runs: Path) -> Path:
 @pytest.fixture(scope="session")
 def hotpotqa_demo_run(finished_runs: Path) -> Path:
     return play(finished_runs / "hotpotqa", *documented_overrides(HOTPOTQA))
+
+
+@pytest.fixture(scope="session")
+def insights_plant_run(finished_runs: Path) -> Path:
+    """docs/insights.md's run: HotpotQA under memory.scope=insights with a reflection planted in one training task."""
+    return play(finished_runs / "insights_plant", *documented_overrides(INSIGHTS_PLANT))
 
 
 @pytest.fixture(scope="session")

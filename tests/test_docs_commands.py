@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.doc_pages import PAGES, all_commands, bash_blocks, commands
-from tests.finished_runs import FIVE, HOTPOTQA, HUMANEVAL
+from tests.finished_runs import FIVE, HOTPOTQA, HUMANEVAL, INSIGHTS_PLANT
 from tests.in_process import Outcome, run_in_process, run_module
 from tests.runner import ROOT
 
@@ -65,6 +65,9 @@ SKIP: dict[str, str] = {
     "pip install -e . && python run.py": INSTALL,
     'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON" '
     'pip install -e ".[test,semantic,sweeps]" && python -m pytest -ra': INSTALL,
+    # docs/insights.md
+    INSIGHTS_PLANT: "the same words are played by the insights_plant_run fixture (tests/finished_runs.py) and checked by "
+    "tests/harness/run/test_insights_plant.py",
     # docs/audit.md
     "python -m harness.audit --env-to-game my_mapping.json --out results/audit-alt": READERS_FILE,
     "python -m harness.audit --html": "the audit above again plus audit.html, 37 s here; tests/harness/audit/"

@@ -20,6 +20,7 @@ from harness.domains.frozen_in import SelectionReading, lent_selection, read_sel
 from harness.domains.registry import build_domain
 from harness.run.config import RunConfig, validate_config
 from harness.run.held_out import frozen_in
+from harness.run.insights_stage import check_insights
 from harness.run.preflight import check_models, check_tracking
 
 
@@ -50,6 +51,7 @@ def finish_preparing(config: RunConfig) -> PreparedRun:
     with lent_selection(selection):
         domain = build_domain(config.env)
     try:
+        check_insights(config, domain)
         check_models(config)
         check_tracking(config.tracking)
     except BaseException:

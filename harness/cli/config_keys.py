@@ -29,6 +29,7 @@ from harness.run.config import (
     TOP_LEVEL_KEYS,
 )
 from harness.run.config_dirs import option_files
+from harness.run.memory_settings import InsightsSettings, MemorySettings
 from harness.run.tracking_settings import TrackingSettings
 
 STRATEGY = "strategy"
@@ -60,6 +61,8 @@ SECTION_MODELS: Level = {
     "sampling": [SamplingSettings],
     "scenario": [PlantedRefusalConfig, PropagationConfig],
     "tracking": [TrackingSettings],
+    "memory": [MemorySettings],
+    "insights": [InsightsSettings],
 }
 TOP_LEVEL: Level = {key: SECTION_MODELS.get(key, []) for key in TOP_LEVEL_KEYS}
 """Every top-level key validate_config reads; a value has no models below it, `strategy` any condition's name."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import logging
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ from harness.records.whole_file import remove_stale_temporaries, write_whole
 from harness.reflection import ReflectionSource, get_source
 from harness.errors import LogChangedError, RecordWriteError, RunDirLostError, RunInterrupted
 from harness.run.interrupt import StopRequest, stop_on_signals
+from harness.run.insights_stage import InsightsStage, planted
 from harness.run.lock import RunLock
 from harness.run.loop import ConditionRun, LoopSettings, run_loop
 from harness.run.progress import Progress
@@ -47,7 +49,9 @@ def condition_gate(condition: Condition, source: ReflectionSource, run_dir: Path
     return GatedMemory(run_dir / GATE_DIR / condition.name, policy, source.memory_window)
 
 
-def condition_run(condition: Condition, pool: LLMPool, run_dir: Path) -> ConditionRun:
+def condition_run(
+    condition: Condition, pool: LLMPool, run_dir: Path, plant: tuple[str, str] | None = None
+) -> ConditionRun:
     source = get_source(condition.source)(condition.memory_window, condition.options)
     actor_llm = pool.get("actor", condition.actor)
     return ConditionRun(
@@ -59,6 +63,7 @@ def condition_run(condition: Condition, pool: LLMPool, run_dir: Path) -> Conditi
         actor_model=model_name(condition.actor),
         reflector_model=model_name(condition.reflector) if source.uses_memory else "none",
         reflector_stop=tuple(condition.reflector.reflector_stop),
+        planted=plant,
     )
 
 
@@ -98,7 +103,7 @@ class Experiment:
         # One store per run: every model reads the same file, so it is loaded once.
         models = [model for c in config.conditions for model in (c.actor, c.reflector)]
         pool = LLMPool(CacheStore(Path(config.llm.cache.path)), config.llm.cache.mode, models)
-        self.conditions = [condition_run(condition, pool, run_dir) for condition in config.conditions]
+        self.conditions = [condition_run(condition, pool, run_dir, planted(config)) for condition in config.conditions]
         # The lock comes before anything in the run directory is read: what a resume checks (the manifest, the
         # records) must be what it then builds on, not what another process is about to change.
         self.lock = RunLock.acquire(run_dir)
@@ -115,6 +120,9 @@ class Experiment:
             # The first write into the run directory: a torn last line of trials.jsonl is cut.
             self.trial_log.repair()
             remove_stale_temporaries(run_dir)  # an earlier invocation killed while writing an output left them
+            self.insights: InsightsStage | None = None
+            if config.memory.scope != "trial":
+                self.insights = InsightsStage(config, self.domain, pool, run_dir, self.lock.ensure_held)
             for condition in self.conditions:
                 if condition.gate is not None:
                     condition.gate.check_chain()
@@ -167,6 +175,10 @@ class Experiment:
         )
         try:
             run_loop(self.domain, self.conditions, self.trial_log, self.settings, progress, stop)
+            if self.insights is not None:  # memory.scope insights or both: the libraries, then their evaluation
+                self.insights.run(self.conditions, self.trial_log.records, self.settings, partial(
+                    Progress, enabled=self.config.progress, interval_s=self.config.progress_interval_s, prices=prices,
+                ), stop)
             # Imported once the trials are done: the report's plots (matplotlib) would cost every start, killed
             # and resumed ones included, most of a second.
             from harness.report import finished_run, write_report

@@ -3,6 +3,8 @@ reflection sources call, so that no source ever asks which domain it serves."""
 
 from __future__ import annotations
 
+import copy
+
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -105,6 +107,15 @@ class Domain(ABC):
     reflects_after_last_trial: bool = True
     """Whether a failed last trial is reflected on (ALFWorld's update_memory does; HumanEval's loop reflects only
     before a new implementation)."""
+    rules: str = ""
+    """memory.scope insights or both: the rule library's message, which the actor reads where ExpeL puts it (before
+    the task, `insert_before_task_prompt`); "" for none. Only domains with ExpeL's prompts read it."""
+
+    def with_rules(self, rules: str) -> Domain:
+        """This domain (sharing what it holds) with its actor reading `rules`."""
+        copied = copy.copy(self)
+        copied.rules = rules
+        return copied
 
     @abstractmethod
     def task_ids(self) -> list[str]:

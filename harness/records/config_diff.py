@@ -35,6 +35,11 @@ LATER_DEFAULTS: Final[dict[str, Any]] = {
     "experiment.held_out": False,
     "env.frozen_similarity_threshold": 0.85,
     "env.frozen_rrr_threshold": 0.5,
+    "memory": {"scope": "trial"},
+    "insights": {
+        "max_num_rules": 20, "success_critique_num": 8, "read_reflections": False, "folds": 2, "fold_seed": 42,
+        "only_fold": None, "critic_max_tokens": 512, "plant": None,
+    },
 }
 """Settings added after runs were recorded (dotted keys), at the values those runs were played with: written out,
 as a later default must not change how an earlier run is read."""

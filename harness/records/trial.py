@@ -161,8 +161,10 @@ class TrialLog:
     lets the run check it still holds its directory.
     """
 
-    def __init__(self, run_dir: Path, guard: Callable[[], None] | None = None, *, repair: bool = True) -> None:
-        self.path = Path(run_dir) / TRIALS_FILE
+    def __init__(
+        self, run_dir: Path, guard: Callable[[], None] | None = None, *, repair: bool = True, file: str = TRIALS_FILE
+    ) -> None:
+        self.path = Path(run_dir) / file
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._guard = guard
         self._log = _trial_log(self.path, single_writer=repair)
@@ -215,13 +217,14 @@ def parse_trials(data: bytes, path: Path) -> tuple[list[TrialRecord], bytes]:
     return _trial_log(path).parse(data)
 
 
-def read_trials(run_dir: Path) -> list[TrialRecord]:
-    """All complete records of a run, validated, without writing anything.
+def read_trials(run_dir: Path, file: str = TRIALS_FILE) -> list[TrialRecord]:
+    """All complete records of a run (or of its `file` of trials, e.g. evaluation.jsonl), validated, without writing
+    anything.
 
     Safe on a run that is still recording: a torn last line is left out, neither cut nor reported (TrialLog does
     both).
     """
-    return _trial_log(Path(run_dir) / TRIALS_FILE).read()
+    return _trial_log(Path(run_dir) / file).read()
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:

@@ -21,6 +21,7 @@ from harness.report._combine import COMBINING_RULE, SAME_TASKS, ReportCondition,
 from harness.report._cost_section import cost_section
 from harness.report._effects_section import effects_section
 from harness.report._fisher_section import fisher_section
+from harness.report._insights_section import insights_section
 from harness.report._plots import RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION
 from harness.report._run_on_section import run_on_rows, run_on_section
 from harness.report._runs import RunData
@@ -177,4 +178,7 @@ def report_document(
     ]
     if semantic is not None:
         blocks.append(semantic_section(semantic))
+    libraries = insights_section(runs)
+    if libraries is not None:  # only runs of memory.scope insights or both have one
+        blocks.append(libraries)
     return Document(title or report_title([run.name for run in runs]), blocks)

@@ -17,6 +17,8 @@ from harness.llm import CacheConfig, ModelConfig
 from harness.records.number import Number
 from harness.records.registry import RegistryLoadError, UnknownNameError
 from harness.run.config_dirs import available_options, check_group_choice, option_files
+from harness.run.memory_settings import InsightsSettings, MemorySettings, check_memory
+from harness.run.metrics_settings import MetricsSettings
 from harness.run.propagation_config import PropagationConfig
 from harness.run.tracking_settings import TrackingSettings
 
@@ -109,17 +111,6 @@ class SamplingSettings(_Strict):
     reflector: RoleSampling = Field(default_factory=RoleSampling)
 
 
-class MetricsSettings(_Strict):
-    """The thresholds the repetition measures use: the study's empirical choices by default."""
-
-    similarity_threshold: Number = Field(
-        0.85, gt=0.0, le=1.0, description="A reflection repeats an earlier one at this SequenceMatcher ratio or more."
-    )
-    frozen_threshold: Number = Field(
-        0.5, gt=0.0, le=1.0, description="A task's memory is frozen at this RRR or more."
-    )
-
-
 class PlantedRefusalConfig(_Strict):
     """The planted-question scenario (configs/experiment/planted_refusal.yaml): a conversation, not a task set."""
 
@@ -170,6 +161,8 @@ class RunConfig(_Strict):
     resume: ResumeSettings = Field(default_factory=ResumeSettings)
     tracking: TrackingSettings = Field(default_factory=TrackingSettings)
     scenario: PlantedRefusalConfig | PropagationConfig | None = Field(None, description="Set: run it, not trials.")
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+    insights: InsightsSettings = Field(default_factory=InsightsSettings)
 
     @field_validator("conditions")
     @classmethod
@@ -220,6 +213,7 @@ TOP_LEVEL_KEYS = (
     "resume",
     "tracking",
     "scenario",
+    *("memory", "insights"),
 )
 
 
@@ -379,6 +373,8 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
             "resume": raw.get("resume") or {},
             "tracking": raw.get("tracking") or {},
             "scenario": raw.get("scenario"),
+            "memory": raw.get("memory") or {},
+            "insights": raw.get("insights") or {},
         }
         config = RunConfig.model_validate(candidate)
     except ValidationError as error:
@@ -388,6 +384,7 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
             "experiment.held_out=true plays the tasks that froze in a selection run, so it needs "
             f"env.frozen_in=<that run's directory> (step 1: {_selection_step(config.env.name)})."
         )
+    check_memory(config.memory, config.insights, config.env.name)
     return config
 
 

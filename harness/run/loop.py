@@ -55,9 +55,17 @@ class ConditionRun:
     """Stop strings added to the reflector's completion requests (its model's `reflector_stop`)."""
     gate: GatedMemory | None = None
     """Gated conditions: the gate their reflections pass through and their actor's memory comes from."""
+    planted: tuple[str, str] | None = None
+    """(task, reflection): `insights.plant`, read first in that task's memory in every trial."""
 
     def memory(self, task_id: str, trial: int, repeat: int, history: TaskHistory) -> list[str]:
         """The reflections the actor and reflector read in this trial."""
+        window = self._window(task_id, trial, repeat, history)
+        if self.planted is not None and self.planted[0] == task_id:
+            return [self.planted[1], *window]
+        return window
+
+    def _window(self, task_id: str, trial: int, repeat: int, history: TaskHistory) -> list[str]:
         if self.gate is not None:
             return self.gate.window(gate_scope(task_id, repeat), before_trial=trial)
         if not self.source.uses_memory:

@@ -81,14 +81,22 @@ def episode_log(start: str, steps: list[Step]) -> str:
 
 
 def actor_prompt(
-    prompt_type: str, memory: list[str], start: str, steps: list[Step], newline_before_prompt: bool = False
+    prompt_type: str,
+    memory: list[str],
+    start: str,
+    steps: list[Step],
+    newline_before_prompt: bool = False,
+    rules: str = "",
 ) -> str:
     """Reflexion's actor prompt for the next action: `str(EnvironmentHistory) + ">"`.
 
     The original puts no newline between the last observation and `>` (`...OK.>`); `newline_before_prompt`
-    is the harness's option to put one there, as the few-shot examples have it.
+    is the harness's option to put one there, as the few-shot examples have it. `rules` (an ExpeL rule message)
+    goes after the examples and before the task's memory and the task, where ExpeL's insert_before_task_prompt puts it.
     """
     query = alfworld_base_prompt(prompt_type)
+    if rules:
+        query += "\n\n" + rules.rstrip("\n")
     if memory:
         query += "\n\nYour memory for the task below:"
         for index, reflection in enumerate(memory):
@@ -123,6 +131,7 @@ def play_episode(
     seed: int,
     on_step: Callable[[int], None] = lambda step: None,
     newline_before_prompt: bool = False,
+    rules: str = "",
 ) -> Episode:
     """Play one game to won, a repeated action ('exhausted'), or the step budget."""
     start = initial_observation(env.reset().observation)
@@ -134,7 +143,7 @@ def play_episode(
     while len(steps) < max_steps:
         on_step(len(steps) + 1)
         try:
-            prompt = actor_prompt(prompt_type, memory, start, steps, newline_before_prompt)
+            prompt = actor_prompt(prompt_type, memory, start, steps, newline_before_prompt, rules)
             action = next_action(prompt, llm, seed)
         except ContextOverflowError:
             end_reason = "context_overflow"

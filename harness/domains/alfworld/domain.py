@@ -73,6 +73,7 @@ class AlfworldDomain(Domain):
                 seed,
                 on_step=on_step,
                 newline_before_prompt=self.newline_before_prompt,
+                rules=self.rules,
             )
             env_seconds, env_cpu_seconds = env.env_seconds, env.cpu_seconds
         return Attempt(

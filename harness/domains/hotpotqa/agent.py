@@ -52,11 +52,16 @@ def format_reflections(reflections: Sequence[str]) -> str:
     return header + "Reflections:\n- " + "\n- ".join(reflection.strip() for reflection in reflections)
 
 
-def agent_prompt(question: Question, reflections: Sequence[str], scratchpad: str) -> str:
-    """`cot_reflect_agent_prompt` with the COT examples, the reflections block, the context and the scratchpad."""
+def agent_prompt(question: Question, reflections: Sequence[str], scratchpad: str, rules: str = "") -> str:
+    """`cot_reflect_agent_prompt` with the COT examples, the reflections block, the context and the scratchpad.
+
+    `rules` (an ExpeL rule message) goes after the examples and before the task, as ExpeL's insert_before_task_prompt
+    puts it; with reflections too, before them, so a task's own memory stays nearest its question.
+    """
+    memory = "\n".join(part for part in (rules.rstrip("\n"), format_reflections(reflections)) if part)
     return read_prompt("hotpotqa/cot_agent_instruction.txt").format(
         examples=read_prompt("hotpotqa/cot_examples.txt"),
-        reflections=format_reflections(reflections),
+        reflections=memory,
         context=question.supporting_context(),
         question=question.question,
         scratchpad=scratchpad,
@@ -101,15 +106,20 @@ def observation_of(parsed: tuple[str, str] | None, correct: bool) -> str:
 
 
 def play_cot_trial(
-    question: Question, reflections: Sequence[str], earlier_answers: Sequence[str], llm: MeteredLLM, seed: int
+    question: Question,
+    reflections: Sequence[str],
+    earlier_answers: Sequence[str],
+    llm: MeteredLLM,
+    seed: int,
+    rules: str = "",
 ) -> CotTrial:
-    """Reflexion's `CoTAgent.step()` on a fresh scratchpad, the actor reading `reflections`."""
+    """Reflexion's `CoTAgent.step()` on a fresh scratchpad, the actor reading `reflections` (and `rules`)."""
     scratchpad = "\nThought:"
     thought, action = "", None
     try:
-        thought = format_step(llm.generate(request(agent_prompt(question, reflections, scratchpad), seed)).text)
+        thought = format_step(llm.generate(request(agent_prompt(question, reflections, scratchpad, rules), seed)).text)
         scratchpad += " " + thought + "\nAction:"
-        action = format_step(llm.generate(request(agent_prompt(question, reflections, scratchpad), seed)).text)
+        action = format_step(llm.generate(request(agent_prompt(question, reflections, scratchpad, rules), seed)).text)
     except ContextOverflowError:
         attempt = QuestionAttempt(
             thought=thought,

@@ -53,7 +53,7 @@ class HotpotQADomain(Domain):
     ) -> Attempt:
         question = self.questions[task_id]
         on_step(1)
-        trial = play_cot_trial(question, window, earlier_answers(earlier), actor, seed)
+        trial = play_cot_trial(question, window, earlier_answers(earlier), actor, seed, self.rules)
         return Attempt(
             task_text=question.question,
             trajectory=trial.trajectory,

@@ -5,12 +5,16 @@ global rule library by a critic, every rule with the critiques, trials and refle
 request from `prompts/expel/`; `parse_operations` and `update_rules` read and count the critic's answer as ExpeL's
 parse_rules and update_rules do; `apply_answer`, `replay` and `extract` fold a sequence of answers into an
 `InsightsLedger` (`harness/records/insights.py`); `rules_message` is what goes before every evaluation task.
-Not wired into the run yet.
+`experience_tasks` reads a run's own records as experience, `split_folds` is ExpeL's training/evaluation split; the
+run's insight stage (`harness/run/insights_stage.py`) wires them into a run, and `run_libraries` reads a run's
+libraries back from its insights.jsonl.
 """
 
 from __future__ import annotations
 
 from harness.reflection.insights._counting import EditOfNoRule, update_rules
+from harness.reflection.insights._experience import experience_tasks, trial_text
+from harness.reflection.insights._folds import outcome, split_folds
 from harness.reflection.insights._ledger import apply_answer, extract, replay
 from harness.reflection.insights._operations import parse_operations
 from harness.reflection.insights._plan import (
@@ -21,6 +25,7 @@ from harness.reflection.insights._plan import (
     success_chunks,
 )
 from harness.reflection.insights._prompt import critique_messages, rules_message
+from harness.reflection.insights._run_libraries import run_libraries
 
 __all__ = [
     "EditOfNoRule",
@@ -29,11 +34,16 @@ __all__ = [
     "PlannedCritique",
     "apply_answer",
     "critique_messages",
+    "experience_tasks",
     "extract",
     "parse_operations",
     "plan_critiques",
     "replay",
     "rules_message",
+    "run_libraries",
+    "split_folds",
     "success_chunks",
+    "outcome",
+    "trial_text",
     "update_rules",
 ]

@@ -8,7 +8,7 @@ import random
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from harness.llm.prompts import read_prompt
 from harness.records.insights import Critique, ExperienceTask, ExperienceTrial, ReflectionRef, TrialRef
@@ -22,10 +22,10 @@ class InsightsOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_num_rules: int = Field(
+    max_num_rules: StrictInt = Field(
         20, ge=1, description="From this many rules the critic is asked to REMOVE first; from 5 more, REMOVE is -3."
     )
-    success_critique_num: int = Field(8, ge=1, description="At most this many successes per all-success critique.")
+    success_critique_num: StrictInt = Field(8, ge=1, description="At most this many successes per all-success critique.")
     read_reflections: bool = Field(
         False,
         description="Show the critic each compared failed trial's reflection after the trial (ExpeL strips them).",

@@ -1,0 +1,74 @@
+"""The `memory` and `insights` settings: how far a reflection reaches (a task's own trials, or an ExpeL rule library
+read by every evaluation task), and how the library is built.
+
+`memory.scope=trial` is Reflexion and the default: nothing of this module changes such a run.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
+
+from harness.errors import ConfigError
+from harness.reflection.insights import ExpelDomain, InsightsOptions
+
+MemoryScope = Literal["trial", "insights", "both"]
+INSIGHTS_DOMAINS: tuple[str, ...] = get_args(ExpelDomain)
+"""The domains ExpeL wrote critique instructions and a rule template for."""
+
+
+class MemorySettings(BaseModel):
+    """`memory.scope`: trial (Reflexion), insights (ExpeL), or both (ExpeL's rules with Reflexion's trials)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scope: MemoryScope = Field(
+        "trial",
+        description="trial: a task reads its own reflections; insights: every evaluation task reads the rule library "
+        "built from the training tasks, in one trial; both: the library and its own reflections, over the run's trials.",
+    )
+
+
+class PlantSettings(BaseModel):
+    """A reflection planted into one training task's memory while it is played (the behavioural channel)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    task: str = Field(description="The training task whose actor reads the planted reflection in every trial.")
+    reflection: str = Field(min_length=1, description="The planted text, put first in that task's memory.")
+
+
+class InsightsSettings(InsightsOptions):
+    """ExpeL's insight stage as a run builds it: its options, its folds, and an optional plant."""
+
+    folds: StrictInt = Field(
+        2, ge=2, description="ExpeL's k_folds: each fold's tasks are evaluated with the rules of the other folds' tasks."
+    )
+    fold_seed: StrictInt = Field(42, description="ExpeL's k_folds_seed: shuffles each outcome group before the deal.")
+    only_fold: StrictInt | None = Field(
+        None, ge=0, description="Build and evaluate this fold alone (None: every fold, as ExpeL does)."
+    )
+    critic_max_tokens: StrictInt = Field(
+        512, ge=1, description="The critic's answer bound (ExpeL sets none; a local model needs one)."
+    )
+    plant: PlantSettings | None = Field(None, description="A planted reflection (the behavioural channel); off.")
+
+
+def check_memory(memory: MemorySettings, insights: InsightsSettings, env: str) -> None:
+    """Raise ConfigError, in one sentence, for an insight setting the run cannot honour."""
+    if memory.scope == "trial":
+        if insights.plant is not None:
+            raise ConfigError(
+                "insights.plant plants a reflection for the rule library, so it needs memory.scope=insights or both."
+            )
+        return
+    if env not in INSIGHTS_DOMAINS:
+        raise ConfigError(
+            f"memory.scope={memory.scope} needs ExpeL's critique prompts, which exist for "
+            f"{' and '.join(INSIGHTS_DOMAINS)} only, not env={env}; accepted: env={' or env='.join(INSIGHTS_DOMAINS)}."
+        )
+    if insights.only_fold is not None and insights.only_fold >= insights.folds:
+        raise ConfigError(
+            f"insights.only_fold = {insights.only_fold} is invalid: folds are numbered 0 to {insights.folds - 1}."
+        )
