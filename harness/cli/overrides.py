@@ -99,6 +99,13 @@ def normalize_override(argument: str) -> str:
     return f"++{key}={argument.split('=', 1)[1]}"
 
 
+def as_written(override: str) -> str:
+    """A job's override as the user wrote it: `++key=value` as `key=value`, `model@actor_model=x` as `actor_model=x`."""
+    text = override.lstrip("+")
+    role = next((key for key in ROLE_MODEL_KEYS if text.startswith(f"model@{key}=")), None)
+    return text if role is None else text.removeprefix("model@")
+
+
 def hydra_arguments(arguments: list[str]) -> argparse.Namespace:
     """The command line as Hydra's argparse reads it, or ConfigError in one sentence where argparse would print its
     usage block: Hydra parses the same words with the same parser a moment later."""

@@ -11,6 +11,7 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
+from harness.cli.overrides import as_written
 from harness.errors import HarnessError
 from harness.records.sweep_job import SweepJob
 
@@ -54,8 +55,9 @@ def planned_job_configs(config: DictConfig) -> list[tuple[SweepJob, DictConfig]]
             job_config.hydra.job.num = num
         job = SweepJob(
             num=num,
-            # The command line spells every setting `++key=value` (harness.cli.overrides); the table shows key=value.
-            overrides=[o.lstrip("+") for o in job_overrides if o.split("=", 1)[0] in swept],
+            # The command line spells every setting `++key=value` and a role's model `model@actor_model=x`
+            # (harness.cli.overrides); the table shows them as written.
+            overrides=[as_written(o) for o in job_overrides if o.split("=", 1)[0] in swept],
             directory=sweep_dir / str(job_config.hydra.sweep.subdir),
         )
         jobs.append((job, job_config))

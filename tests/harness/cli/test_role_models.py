@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.overrides import normalize_override
+from harness.cli.overrides import as_written, normalize_override
 from harness.errors import ConfigError
 from harness.records import read_trials
 from harness.run import config
@@ -101,6 +101,8 @@ def test_a_role_model_written_as_a_name_in_a_users_experiment_is_refused_in_one_
 )
 def test_a_role_override_is_spelled_as_the_option_hydra_composes_under_the_role(argument: str, spelled: str) -> None:
     assert normalize_override(argument) == spelled
+    if "=" in spelled:  # a sweep's report names each job's value as the user wrote it
+        assert as_written(spelled) == argument
 
 
 @pytest.mark.parametrize(
