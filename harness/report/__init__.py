@@ -1,6 +1,7 @@
 """Reports of our own runs: per-condition tables and plots read from run directories, several runs combined."""
 
 from harness.report._combine import COMBINING_RULE, ReportCondition, combine
+from harness.report._propagation_report import write_propagation_report
 from harness.report._report import REPORT_FILE, write_report
 from harness.report._runs import ReportInputError, RunData, finished_run, load_runs
 from harness.report._stats import Share
@@ -18,5 +19,6 @@ __all__ = [
     "finished_run",
     "load_runs",
     "plot_threshold_curves",
+    "write_propagation_report",
     "write_report",
 ]

@@ -15,6 +15,7 @@ from pathlib import Path
 from harness.errors import HarnessError, fail, visible
 from harness.metrics.semantic import add_semantic_options, semantic_cache
 from harness.report._folder_lock import holding
+from harness.report._propagation_report import propagation_study, write_propagation_report
 from harness.report._report import REPORT_FORMATS, ReportFormat, write_formats
 from harness.report._runs import ReportInputError, load_runs
 from harness.report.index import write_index_page
@@ -116,11 +117,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.out is not None:
             check_output_dir(str(args.out), "--out")
             check_out_in_no_other_run(args.out, args.run_dirs, REPORT_OVER_ANOTHER_RUN)
-        embeddings = semantic_cache(args)
         out = args.out or args.run_dirs[0]
-        runs = load_runs(args.run_dirs)  # refused before --out is made or held
+        # A plant-and-trace run holds its study record, no trials: reported alone, as md and html.
+        study = propagation_study(args.run_dirs, formats, bool(args.semantic))
+        embeddings = semantic_cache(args) if study is None else None
+        runs = load_runs(args.run_dirs) if study is None else []  # refused before --out is made or held
         with holding(out):
-            written = write_formats(args.run_dirs, out, formats, embeddings, args.semantic_threshold, runs=runs)
+            if study is not None:
+                written = write_propagation_report(args.run_dirs[0], out, study, formats)
+            else:
+                written = write_formats(args.run_dirs, out, formats, embeddings, args.semantic_threshold, runs=runs)
         if embeddings is not None:
             embeddings.save()
     except HarnessError as error:
