@@ -1,6 +1,7 @@
 """`python -m harness.report RUN_DIR... [--out DIR] [--format md,html,csv,latex] [--html] [--semantic ...]`: report.md
 and PNG plots for one run or several combined; with --html (or html in --format) report.html beside them, and with
 csv or latex the condition, per-task, effects and exact-test tables as .csv or .tex files.
+An experiment=propagation run (propagation.json, no trials) is reported alone, in md and html.
 
 `python -m harness.report FOLDER --index [--out DIR]`: index.html, one table of every run, sweep and audit under the
 folder (harness.report.index)."""
