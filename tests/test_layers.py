@@ -17,14 +17,11 @@ LAYERS = (
     ("metrics",),
     ("domains", "gate"),
     ("reflection",),
-    ("run",),
     ("report",),
     ("audit",),
+    ("run",),
     ("cli", "entry"),
 )
-# Beside harness/cli and the `__main__` modules, the one module that runs at the top: the experiment writes the
-# report at its end.
-ENTRY_POINTS = ("harness.cli.experiment",)
 
 
 def test_no_package_of_harness_imports_one_above_it() -> None:
