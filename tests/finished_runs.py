@@ -1,7 +1,7 @@
 """Finished runs played once per test session, in this process, with no model reachable: the small replay, the
 five-condition demo (with its gated condition, as the README plays it), the HotpotQA and HumanEval demos, the
-held-out pair and a two-job sweep; and the semantic audit of the published ALFWorld runs (the embedding model's
-only pass over them). A test that only reads a run takes the fixture; one that changes files in it takes
+held-out pair and a two-job sweep; the audit of every published log, with its page; and the semantic audit of the
+published ALFWorld runs (the embedding model's only pass over them). A test that only reads a run takes the fixture; one that changes files in it takes
 `copy_run(fixture)`, never the run itself.
 
 Registered for the whole suite by tests/conftest.py (`pytest_plugins`). Under pytest-xdist the workers share one
@@ -172,6 +172,16 @@ def semantic_alfworld_audit(finished_runs: Path) -> Path:
         audit_main([*arguments, "--out", str(folder / "out")])
 
     return _once(folder, make)
+
+
+@pytest.fixture(scope="session")
+def published_audit(finished_runs: Path) -> Path:
+    """`python -m harness.audit --html` over every shipped source: the folder holding audit.json, audit.md and
+    audit.html (the audit's tables and its page read the same run)."""
+    from harness.audit.__main__ import main as audit_main
+
+    folder = finished_runs / "published_audit"
+    return _once(folder, lambda: audit_main(["--out", str(folder), "--html"]))
 
 
 @pytest.fixture

@@ -24,11 +24,9 @@ REFLEXION_DIR = LOGS / REFLEXION
 
 
 @pytest.fixture(scope="module")
-def audit(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
-    """audit.json (parsed) and audit.md of one run of the command over all shipped sources."""
-    out = tmp_path_factory.mktemp("audit")
-    main(["--out", str(out)])
-    return json.loads((out / "audit.json").read_text()), (out / "audit.md").read_text()
+def audit(published_audit: Path) -> tuple[dict, str]:
+    """audit.json (parsed) and audit.md of one run of the command over all shipped sources (the session's)."""
+    return json.loads((published_audit / "audit.json").read_text()), (published_audit / "audit.md").read_text()
 
 
 def _row(report: dict, source: str) -> dict:

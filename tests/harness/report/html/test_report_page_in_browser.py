@@ -12,7 +12,6 @@ import pytest
 from PIL import Image
 
 from benchmarks.synthetic_study import CONDITIONS, write_study_run
-from harness.audit.__main__ import main as audit_main
 from harness.audit.sources import discover_sources, load_source
 from harness.metrics.core import most_similar_earlier, reflection_repetition_rate
 from harness.metrics.run import METRICS_FILE, RunMetrics
@@ -169,13 +168,12 @@ def test_the_page_at_study_size_holds_every_group_and_filters(tmp_path: Path) ->
 
 
 @pytest.mark.slow
-def test_the_audit_page_shows_every_published_reflection_and_its_repeats(tmp_path: Path) -> None:
-    audit_main(["--out", str(tmp_path), "--html"])
-    report = json.loads((tmp_path / "audit.json").read_text())
+def test_the_audit_page_shows_every_published_reflection_and_its_repeats(published_audit: Path) -> None:
+    report = json.loads((published_audit / "audit.json").read_text())
     measured = {row["source"] for row in report["sources"]}
     tasks = [t for s in discover_sources() if s.name in measured for t in load_source(s) if t.reflections]
     with headless_chromium() as browser:
-        browser.open(tmp_path / "audit.html")
+        browser.open(published_audit / "audit.html")
         groups = browser.evaluate(GROUPS_JS)
         _requests_stay_on_disk(browser.requests)
     assert len(groups) == len(tasks)
