@@ -1,6 +1,9 @@
-"""The published Reflexion ALFWorld run as the insight stage's experience, without replaying it.
+"""The published Reflexion runs as the insight stage's experience, without replaying them.
 
-The log keeps, per environment, its reflections (one per failed trial) and the trial it was solved in, but no
+HotpotQA's CoT logs keep every trial's scratchpad, so a published log is read as the run directory it makes
+(`harness.audit.hotpotqa_runs`) and its trials become experience as a run of ours does. HumanEval's logs keep
+implementations and reflections, but ExpeL wrote no critique instructions for code, so the insight stage takes no
+HumanEval experience. ALFWorld's log keeps, per environment, its reflections (one per failed trial) and the trial it was solved in, but no
 trajectory. So a training task is an environment solved on its second trial, and the critic reads: the task
 sentence; for the failed trial, the log's outcome alone (a line saying the log keeps no trajectory of it) and,
 with insights.read_reflections, the reflection the published agent wrote after it; for the success, the ALFWorld
@@ -9,9 +12,13 @@ expert planner's play of the same game (data/alfworld/expert_trajectories.json),
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from harness.audit.expert_trajectories import EXPERT_FILE, SOURCE, published_tasks, solved_after_failing
+from harness.audit.hotpotqa_runs import condition_name, published_records
 from harness.records.insights import ExperienceTask, ExperienceTrial
 from harness.records.propagation import ExpertTrajectories, StudyTask
+from harness.reflection.insights import experience_tasks
 
 FAILED_TRIAL_TEXT = "(The published log keeps no trajectory of this trial: it ended without completing the task.)"
 READS = (
@@ -40,6 +47,14 @@ def published_study_tasks() -> list[StudyTask]:
     return tasks
 
 
+def published_hotpotqa_experience(log: Path) -> list[ExperienceTask]:
+    """A published HotpotQA CoT log's questions in its order, each its logged trials (scratchpads, outcomes, and the
+    reflection written after each), as the critic reads a run of ours; a log that is no reflexion run is refused by
+    `published_records` in one sentence."""
+    records = published_records(log)
+    return experience_tasks(records, condition_name(log), list(dict.fromkeys(r.task_id for r in records)))
+
+
 def evaluation_games() -> dict[str, str]:
     """Every environment of the published run -> its game id: the tasks a library's evaluation draws from."""
     from harness.audit.expert_trajectories import env_games
@@ -48,4 +63,4 @@ def evaluation_games() -> dict[str, str]:
     return {task.task_id: games[task.task_id] for task in published_tasks()}
 
 
-__all__ = ["READS", "SOURCE", "evaluation_games", "published_study_tasks"]
+__all__ = ["READS", "SOURCE", "evaluation_games", "published_hotpotqa_experience", "published_study_tasks"]
