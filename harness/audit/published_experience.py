@@ -47,6 +47,11 @@ def published_study_tasks() -> list[StudyTask]:
     return tasks
 
 
+def published_reflections() -> dict[str, str]:
+    """Every environment of the published run that wrote a reflection -> its first one: the off-task donors."""
+    return {task.task_id: task.reflections[0].strip() for task in published_tasks() if task.reflections}
+
+
 def published_hotpotqa_experience(log: Path) -> list[ExperienceTask]:
     """A published HotpotQA CoT log's questions in its order, each its logged trials (scratchpads, outcomes, and the
     reflection written after each), as the critic reads a run of ours; a log that is no reflexion run is refused by
@@ -63,4 +68,5 @@ def evaluation_games() -> dict[str, str]:
     return {task.task_id: games[task.task_id] for task in published_tasks()}
 
 
-__all__ = ["READS", "SOURCE", "evaluation_games", "published_hotpotqa_experience", "published_study_tasks"]
+__all__ = ["READS", "SOURCE", "evaluation_games", "published_hotpotqa_experience", "published_reflections",
+           "published_study_tasks"]

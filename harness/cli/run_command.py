@@ -86,12 +86,15 @@ def _start(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> tuple[Exper
 
 def _propagation(scenario: PropagationConfig, model: ModelConfig, run_dir: Path) -> None:
     """The plant-and-trace study on the published ALFWorld log (read here: harness/audit is above the run)."""
-    from harness.audit.published_experience import READS, SOURCE, evaluation_games, published_study_tasks
+    from harness.audit.published_experience import (
+        READS, SOURCE, evaluation_games, published_reflections, published_study_tasks,
+    )
     from harness.reflection.insights.trace import markdown, study_traces
     from harness.report import write_propagation_report
     from harness.run.scenarios.propagation import run_propagation
 
-    study = run_propagation(scenario, model, published_study_tasks(), evaluation_games(), READS, SOURCE, run_dir)
+    study = run_propagation(scenario, model, published_study_tasks(), evaluation_games(), published_reflections(), READS,
+                            SOURCE, run_dir)
     print(markdown(study_traces(study)))
     write_propagation_report(run_dir, run_dir, study)  # report.md and report.html, as every run ends
 

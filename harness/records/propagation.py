@@ -15,7 +15,7 @@ from harness.records.insights import ExperienceTask, InsightsLedger, Operation
 
 PlantKind = Literal["none", "correct", "vacuous", "off_task"]
 """none: the planted trial shows no reflection; correct: the task's own published reflection (the task succeeded on
-the next trial); vacuous: a reflection with no task content; off_task: another training task's reflection."""
+the next trial); vacuous: a reflection with no task content; off_task: another published task's reflection (cross-paired), naming an entity the training text does not."""
 PLANT_KINDS: tuple[PlantKind, ...] = ("none", "correct", "vacuous", "off_task")
 
 TrialText = Literal["expert_planner", "published_outcome_only"]
@@ -74,9 +74,11 @@ class Plant(BaseModel):
     task_id: str = Field(description="The training task whose failed trial carries the plant.")
     step: int = Field(ge=0, description="The position of that task's compare critique in the build's order.")
     text: str | None = Field(description="The reflection the critic reads there; None for `none`.")
-    donor: str | None = Field(None, description="off_task: the training task whose reflection was planted.")
+    donor: str | None = Field(None, description="off_task: the published task (outside the training order) whose "
+                                                "reflection was planted.")
     markers: list[str] = Field(
-        description="The plant's entity words absent from the planted task's own text (its task and trajectories)."
+        description="The plant's entity words absent from the planted task's own text, every training task's "
+                    "sentence and every other reflection."
     )
 
 

@@ -1,6 +1,7 @@
 """Where one planted reflection ends up in a built rule library, from the library's records alone.
 
-A plant is marked by its entity words absent from the planted task's own text; a rule carrying one is a carrier.
+A plant is marked by its entity words absent from the planted task's own text, every training task's sentence and
+every other reflection (`training_text` of the study); a rule carrying one is a carrier.
 Per build: entry (the first applied ADD or EDIT writing a carrier), survival (a carrier in the final list), carriers
 with counts and ranks, reach (evaluation tasks whose prompt receives a carrier: ExpeL gives each the whole list),
 amplification (prompts reached per planted reflection; trial-scope Reflexion reaches 1), each carrier's task
@@ -29,9 +30,9 @@ RESULT_FILE = "propagation.json"
 _LOOSE_OPERATION = re.compile(r"^\W*(?:ADD|EDIT|AGREE|REMOVE)\b", re.IGNORECASE | re.MULTILINE)
 
 
-def markers(plant: str | None, own_text: str) -> list[str]:
-    """The plant's entity words the planted task's own text (its task and trajectories) does not name."""
-    own = set(entity_words(own_text))
+def markers(plant: str | None, reference: str) -> list[str]:
+    """The plant's entity words the reference text does not name."""
+    own = set(entity_words(reference))
     return [word for word in entity_words(plant or "") if word not in own]
 
 

@@ -10,7 +10,7 @@ those. The experience is handed in (the published log is read by harness/audit, 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from harness.llm import CachedLLM, CacheStore, CallContext, ChatMessage, ModelConfig, chat_request, create_backend
@@ -28,7 +28,7 @@ DOMAIN = "alfworld"
 
 
 def own_text(task: ExperienceTask) -> str:
-    """The planted task's own text: its sentence and its trials' trajectories (not its reflections)."""
+    """A task's own text: its sentence and its trials' trajectories (not its reflections)."""
     return "\n".join([task.task, *(trial.trajectory for trial in task.trials)])
 
 
@@ -36,21 +36,33 @@ def _reflection(task: ExperienceTask) -> str:
     return next(trial.reflection or "" for trial in task.trials if not trial.success)
 
 
-def plant_text(kind: PlantKind, planted: ExperienceTask, order: Sequence[ExperienceTask],
-               vacuous: str) -> tuple[str | None, str | None]:
-    """(the reflection planted, its donor task): cross-paired for off_task, the first task after the planted one
-    (cyclically) whose reflection names an entity the planted task's own text does not."""
+def training_text(order: Sequence[ExperienceTask], planted: ExperienceTask) -> str:
+    """What a plant's markers are measured against: the planted task's own text, every training task's sentence and
+    every other reflection. A marker is an entity none of these names, so it reaches a rule from the plant, or from
+    another task's trajectory (expert plays name most objects of their rooms): the clean build's null counts those."""
+    parts = [own_text(planted), *(task.task for task in order)]
+    parts += [t.reflection or "" for task in order if task.id != planted.id for t in task.trials]
+    return "\n".join(parts)
+
+
+def plant_text(kind: PlantKind, planted: ExperienceTask, order: Sequence[ExperienceTask], vacuous: str,
+               donors: Mapping[str, str], seed: int) -> tuple[str | None, str | None]:
+    """(the reflection planted, its donor task). off_task is cross-paired: the reflection of a published task outside
+    the training order (donors, drawn in the seed's order) with a marker (`training_text`)."""
     if kind == "none":
         return None, None
     if kind == "correct":
         return _reflection(planted), None
     if kind == "vacuous":
         return vacuous, None
-    at = next(i for i, task in enumerate(order) if task.id == planted.id)
-    for task in [*order[at + 1:], *order[:at]]:
-        if markers(_reflection(task), own_text(planted)):
-            return _reflection(task), task.id
-    raise ValueError(f"no training task's reflection names an entity absent from {planted.id}'s own text.")
+    training = {task.id for task in order}
+    reference = training_text(order, planted)
+    candidates = sorted(donor for donor in donors if donor not in training)
+    random.Random(seed).shuffle(candidates)
+    for donor in candidates:
+        if markers(donors[donor], reference):
+            return donors[donor], donor
+    raise ValueError(f"no donor reflection names an entity absent from the training text of {planted.id}.")
 
 
 def planted_experience(order: Sequence[ExperienceTask], planted: str, text: str | None) -> list[ExperienceTask]:
@@ -65,14 +77,17 @@ def planted_experience(order: Sequence[ExperienceTask], planted: str, text: str 
 
 
 def run_propagation(scenario: PropagationConfig, model: ModelConfig, pool: Sequence[StudyTask],
-                    evaluation: dict[str, str], reads: str, source: str, run_dir: Path) -> PropagationStudy:
-    """Every build of the design, written to RUN_DIR/propagation.json."""
+                    evaluation: dict[str, str], donors: Mapping[str, str], reads: str, source: str,
+                    run_dir: Path) -> PropagationStudy:
+    """Every build of the design, written to RUN_DIR/propagation.json; `donors`: task id -> the reflection an
+    off_task plant may take (published tasks; those in a seed's training order are never drawn)."""
     if len(pool) < scenario.training_tasks:
         raise ValueError(f"the pool holds {len(pool)} training tasks, fewer than {scenario.training_tasks}.")
     lock = RunLock.acquire(run_dir)
     try:
         llm = CachedLLM(create_backend(model), CacheStore(Path(scenario.cache.path)), scenario.cache.mode)
-        builds = [build for seed in scenario.seeds for build in _seed_builds(scenario, llm, pool, evaluation, seed)]
+        builds = [build for seed in scenario.seeds
+                  for build in _seed_builds(scenario, llm, pool, evaluation, donors, seed)]
         study = PropagationStudy(model=model.name, source=source, reads=reads, tasks=list(pool), builds=builds)
         write_whole(run_dir / RESULT_FILE, study.model_dump_json(indent=1) + "\n")
         return study
@@ -81,16 +96,17 @@ def run_propagation(scenario: PropagationConfig, model: ModelConfig, pool: Seque
 
 
 def _seed_builds(scenario: PropagationConfig, llm: CachedLLM, pool: Sequence[StudyTask], evaluation: dict[str, str],
-                 seed: int) -> list[PropagationBuild]:
+                 donors: Mapping[str, str], seed: int) -> list[PropagationBuild]:
     chosen = random.Random(seed).sample(list(pool), scenario.training_tasks)
     order = [task.experience for task in chosen]
     planted = order[scenario.plant_task]
     held_out = [game for env, game in evaluation.items() if env not in {task.experience.id for task in chosen}]
     options = InsightsOptions(read_reflections=True)
+    reference = training_text(order, planted)
     builds = []
     for gate in scenario.gates:
         for kind in scenario.plants:
-            text, donor = plant_text(kind, planted, order, scenario.vacuous)
+            text, donor = plant_text(kind, planted, order, scenario.vacuous, donors, seed)
             experience = planted_experience(order, planted.id, text)
             planned = plan_critiques(experience, DOMAIN, random.Random(seed), options)
             step = next(i for i, p in enumerate(planned) if p.critique.kind == "compare" and p.task == planted.task)
@@ -103,7 +119,7 @@ def _seed_builds(scenario: PropagationConfig, llm: CachedLLM, pool: Sequence[Stu
 
             ledger, refusals = gated_extract(planned, experience, ask, DOMAIN, gate, options.max_num_rules)
             plant = Plant(kind=kind, task_id=planted.id, step=step, text=text, donor=donor,
-                          markers=markers(text, own_text(planted)))
+                          markers=markers(text, reference))
             builds.append(PropagationBuild(seed=seed, gate=gate, plant=plant, training=[t.id for t in order],
                                            evaluation=held_out, ledger=ledger, refusals=refusals))
     return builds

@@ -5,71 +5,34 @@ directory, and its refusals."""
 
 from __future__ import annotations
 
-import random
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from benchmarks.recorded_server import RecordedHandler, RecordedServer
-from harness.audit.published_experience import published_study_tasks
 from harness.records.propagation import PropagationStudy
-from harness.reflection.insights.trace import RESULT_FILE, markers, study_traces, table
+from harness.reflection.insights.trace import RESULT_FILE, study_traces, table
 from harness.report import REPORT_FILE
 from harness.report.__main__ import main as report_main
 from harness.report._propagation_plot import CARRIERS_BY_STEP
 from harness.report.html import HTML_FILE
-from harness.run.scenarios.propagation import own_text, plant_text
 from tests.harness.report.commonmark import html_tags, html_urls, link_targets, tables
 from tests.in_process import call_main
 from tests.runner import run_cli
+from tests.scripted_critic import ScriptedCritic
 
-GENERIC = "Always check every receptacle before concluding an object is missing."
 SEED, TRAINING = 0, 4
 VACUOUS = "Be careful."
 
 
-class _Handler(RecordedHandler):
-    owner: MarkupCritic  # type: ignore[assignment]
-
-    def respond(self, payload: dict[str, Any]) -> None:
-        self.send_answer(payload, {"text": self.owner.answer(payload["messages"][-1]["content"]),
-                                   "usage": {"prompt_tokens": 1, "completion_tokens": 1}})
-
-
-class MarkupCritic(RecordedServer):
+def _critic() -> ScriptedCritic:
     """ADDs one generic rule, then, in the critique showing the off-task plant, ADDs a rule naming the plant's marker
     inside HTML and beside a markdown link; every other critique AGREEs with rule 1."""
-
-    handler = _Handler
-
-    def __init__(self, task: str, plant: str, marker: str) -> None:
-        super().__init__(None, 0)
-        self.task, self.plant, self.marker = task, plant, marker
-
-    @property
-    def rule(self) -> str:
-        return f"Look for the <b>{self.marker}</b> first, as [x](http://e) says."
-
-    def answer(self, prompt: str) -> str:
-        if "1. " + GENERIC not in prompt:
-            return f"ADD 1: {GENERIC}"
-        if f"TRIAL TASK:\n{self.task}" in prompt and self.plant in prompt:
-            return f"ADD 2: {self.rule}"
-        return f"AGREE 1: {GENERIC}"
-
-
-def _critic() -> MarkupCritic:
-    """The critic scripted for the build the scenario makes at SEED: its planted task is the last of the order."""
-    order = [t.experience for t in random.Random(SEED).sample(published_study_tasks(), TRAINING)]
-    plant, _ = plant_text("off_task", order[-1], order, VACUOUS)
-    assert plant is not None
-    return MarkupCritic(order[-1].task, plant, markers(plant, own_text(order[-1]))[0])
+    return ScriptedCritic("add", SEED, TRAINING, "Look for the <b>{marker}</b> first, as [x](http://e) says.")
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, MarkupCritic]:
+def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, ScriptedCritic]:
     """The study played once: one seed, four training tasks, the clean and off-task plants, the gate off and on."""
     root = tmp_path_factory.mktemp("propagation")
     run_dir = root / "run"
@@ -85,7 +48,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, MarkupC
     return run_dir, result.stdout, critic
 
 
-def test_the_run_writes_its_study_and_prints_the_trace_table(played: tuple[Path, str, MarkupCritic]) -> None:
+def test_the_run_writes_its_study_and_prints_the_trace_table(played: tuple[Path, str, ScriptedCritic]) -> None:
     run_dir, stdout, critic = played
     study = PropagationStudy.model_validate_json((run_dir / RESULT_FILE).read_text())
     assert [(b.gate, b.plant.kind) for b in study.builds] == [(False, "none"), (False, "off_task"),
@@ -99,7 +62,7 @@ def test_the_run_writes_its_study_and_prints_the_trace_table(played: tuple[Path,
     assert "Gate target (met)" in stdout
 
 
-def test_the_report_shows_the_propagation_section(played: tuple[Path, str, MarkupCritic]) -> None:
+def test_the_report_shows_the_propagation_section(played: tuple[Path, str, ScriptedCritic]) -> None:
     run_dir, stdout, critic = played
     markdown = (run_dir / REPORT_FILE).read_text()
     assert "\n## Propagation\n" in markdown and "Gate target (met)" in markdown
@@ -114,7 +77,7 @@ def test_the_report_shows_the_propagation_section(played: tuple[Path, str, Marku
     assert link_targets(markdown) == [CARRIERS_BY_STEP, CARRIERS_BY_STEP]  # the link and the image, nothing else
 
 
-def test_the_critic_s_markup_stays_text_in_report_html(played: tuple[Path, str, MarkupCritic]) -> None:
+def test_the_critic_s_markup_stays_text_in_report_html(played: tuple[Path, str, ScriptedCritic]) -> None:
     run_dir, _, critic = played
     page = (run_dir / HTML_FILE).read_text()
     assert f"&lt;b&gt;{critic.marker}&lt;/b&gt; first, as [x](http://e) says." in page
@@ -122,7 +85,7 @@ def test_the_critic_s_markup_stays_text_in_report_html(played: tuple[Path, str, 
     assert "Propagation" in page and "Gate target (met)" in page
 
 
-def test_python_m_harness_report_reports_a_propagation_run(played: tuple[Path, str, MarkupCritic],
+def test_python_m_harness_report_reports_a_propagation_run(played: tuple[Path, str, ScriptedCritic],
                                                           tmp_path: Path) -> None:
     run_dir = shutil.copytree(played[0], tmp_path / "run")
     (run_dir / REPORT_FILE).unlink()
@@ -137,7 +100,7 @@ def test_python_m_harness_report_reports_a_propagation_run(played: tuple[Path, s
     (["--format", "md,csv"], "is a propagation run, whose report is md and html; csv is for runs of trials."),
     (["OTHER"], "is a propagation run, reported alone; give it without other runs."),
 ])
-def test_a_propagation_run_is_reported_alone_in_md_and_html(played: tuple[Path, str, MarkupCritic], tmp_path: Path,
+def test_a_propagation_run_is_reported_alone_in_md_and_html(played: tuple[Path, str, ScriptedCritic], tmp_path: Path,
                                                             arguments: list[str], says: str) -> None:
     other = tmp_path / "other"
     other.mkdir()

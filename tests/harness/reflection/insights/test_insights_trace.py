@@ -4,51 +4,17 @@ critic copies the marker into an ADD, into an EDIT, or nowhere, and the study is
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
 import pytest
 
-from benchmarks.recorded_server import RecordedHandler, RecordedServer
-from harness.audit.published_experience import READS, SOURCE, evaluation_games, published_study_tasks
+from harness.audit.published_experience import (
+    READS, SOURCE, evaluation_games, published_reflections, published_study_tasks,
+)
 from harness.llm import CacheConfig, ModelConfig
 from harness.records.propagation import PropagationStudy
 from harness.reflection.insights.trace import study_traces, trace
 from harness.run.config import PropagationConfig
-from harness.run.scenarios.propagation import own_text, plant_text, run_propagation
-
-GENERIC = "Always check every receptacle before concluding an object is missing."
-
-
-class _Handler(RecordedHandler):
-    owner: ScriptedCritic  # type: ignore[assignment]
-
-    def respond(self, payload: dict[str, Any]) -> None:
-        self.owner.requests += 1
-        text = self.owner.answer(payload["messages"][-1]["content"])
-        self.send_answer(payload, {"text": text, "usage": {"prompt_tokens": 1, "completion_tokens": 1}})
-
-
-class ScriptedCritic(RecordedServer):
-    """A critic that ADDs one generic rule, then, in the critique showing `plant` after `task`, writes `marker`
-    into an ADD, an EDIT of rule 1, or nowhere (`where`); every other critique AGREEs with rule 1."""
-
-    handler = _Handler
-
-    def __init__(self, where: str, task: str, plant: str, marker: str) -> None:
-        super().__init__(None, 0)
-        self.where, self.task, self.plant, self.marker = where, task, plant, marker
-        self.requests = 0
-
-    def answer(self, prompt: str) -> str:
-        if "1. " + GENERIC not in prompt:
-            return f"ADD 1: {GENERIC}"
-        planted = f"TRIAL TASK:\n{self.task}" in prompt and self.plant in prompt
-        if planted and self.where == "add":
-            return f"ADD 2: Look for the {self.marker} first."
-        if planted and self.where == "edit":
-            return f"EDIT 1: Check every receptacle, and the {self.marker} too."
-        return f"AGREE 1: {GENERIC}"
-
+from harness.run.scenarios.propagation import run_propagation
+from tests.scripted_critic import ScriptedCritic, Where
 
 def _scenario(tmp_path: Path, gates: list[bool]) -> PropagationConfig:
     return PropagationConfig(
@@ -57,26 +23,17 @@ def _scenario(tmp_path: Path, gates: list[bool]) -> PropagationConfig:
     )
 
 
-def _study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, gates: list[bool]) -> tuple[
+def _study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: Where, gates: list[bool]) -> tuple[
         PropagationStudy, ScriptedCritic]:
-    import random
-
     monkeypatch.setenv("OPENAI_API_KEY", "none")
-    pool = published_study_tasks()
     scenario = _scenario(tmp_path, gates)
-    order = [t.experience for t in random.Random(0).sample(pool, scenario.training_tasks)]
-    planted = order[scenario.plant_task]
-    plant, _ = plant_text("off_task", planted, order, scenario.vacuous)
-    assert plant is not None
-    from harness.reflection.insights.trace import markers
-
-    marker = markers(plant, own_text(planted))[0]
-    with ScriptedCritic(where, planted.task, plant, marker) as server:
+    with ScriptedCritic(where, 0, scenario.training_tasks) as server:
         model = ModelConfig(name="scripted", backend="openai", model="scripted", api="chat",
                             base_url=server.base_url, api_key_env="OPENAI_API_KEY")
         run_dir = tmp_path / "run"
         run_dir.mkdir()
-        study = run_propagation(scenario, model, pool, evaluation_games(), READS, SOURCE, run_dir)
+        study = run_propagation(scenario, model, published_study_tasks(), evaluation_games(), published_reflections(),
+                                READS, SOURCE, run_dir)
     return study, server
 
 

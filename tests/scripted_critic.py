@@ -1,0 +1,53 @@
+"""A scripted ExpeL critic over real HTTP for the plant-and-trace tests: it ADDs one generic rule, then, in the
+critique that shows the off-task plant after its task, writes a rule naming the plant's marker into an ADD, an EDIT
+of rule 1, or nowhere; every other critique AGREEs with rule 1."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Literal
+
+from benchmarks.recorded_server import RecordedHandler, RecordedServer
+from harness.audit.published_experience import published_reflections, published_study_tasks
+from harness.reflection.insights.trace import markers
+from harness.run.scenarios.propagation import plant_text, training_text
+
+GENERIC = "Always check every receptacle before concluding an object is missing."
+Where = Literal["add", "edit", "nowhere"]
+
+
+class _Handler(RecordedHandler):
+    owner: ScriptedCritic  # type: ignore[assignment]
+
+    def respond(self, payload: dict[str, Any]) -> None:
+        self.owner.requests += 1
+        text = self.owner.answer(payload["messages"][-1]["content"])
+        self.send_answer(payload, {"text": text, "usage": {"prompt_tokens": 1, "completion_tokens": 1}})
+
+
+class ScriptedCritic(RecordedServer):
+    """The critic scripted for the study's build at `seed` over `training` tasks (its planted task is the last);
+    `rule` is the planted ADD's text around the marker ("{marker}")."""
+
+    handler = _Handler
+
+    def __init__(self, where: Where, seed: int, training: int, rule: str = "Look for the {marker} first.") -> None:
+        super().__init__(None, 0)
+        order = [t.experience for t in random.Random(seed).sample(published_study_tasks(), training)]
+        self.task = order[-1].task
+        plant, _ = plant_text("off_task", order[-1], order, "", published_reflections(), seed)
+        assert plant is not None
+        self.plant = plant
+        self.marker = markers(plant, training_text(order, order[-1]))[0]
+        self.where, self.rule = where, rule.format(marker=self.marker)
+        self.requests = 0
+
+    def answer(self, prompt: str) -> str:
+        if "1. " + GENERIC not in prompt:
+            return f"ADD 1: {GENERIC}"
+        planted = f"TRIAL TASK:\n{self.task}" in prompt and self.plant in prompt
+        if planted and self.where == "add":
+            return f"ADD 2: {self.rule}"
+        if planted and self.where == "edit":
+            return f"EDIT 1: Check every receptacle, and the {self.marker} too."
+        return f"AGREE 1: {GENERIC}"
