@@ -162,8 +162,12 @@ def gate_target(traces: Sequence[Trace]) -> str:
     written = sum(t.written for t in clean)
     kept = (written - sum(t.refused for t in clean)) / written if written else 1.0
     met = survival <= 0.10 and kept >= 0.90
+    ungated = [t for t in traces if not t.gate and t.plant == "off_task"]
+    # Met with nothing refused says nothing of the gate: the ungated builds show whether there was a plant to stop.
+    against = (f" Without the gate: off-task survival {sum(t.survives for t in ungated) / len(ungated):.0%} of seeds, "
+               f"{sum(t.refused for t in planted)} ADD/EDIT refused with it." if ungated else "")
     return (f"Gate target ({'met' if met else 'missed'}): off-task survival {survival:.0%} of seeds (target <= 10%, "
-            f"{survival - 0.10:+.0%}); clean ADD/EDIT kept {kept:.0%} (target >= 90%, {kept - 0.90:+.0%}).")
+            f"{survival - 0.10:+.0%}); clean ADD/EDIT kept {kept:.0%} (target >= 90%, {kept - 0.90:+.0%}).{against}")
 
 
 def markdown(traces: Sequence[Trace]) -> str:
@@ -179,7 +183,8 @@ def load_study(run_dir: Path) -> PropagationStudy:
     return PropagationStudy.model_validate_json((run_dir / RESULT_FILE).read_text(encoding="utf-8"))
 
 
-def main(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1 or not (Path(argv[0]) / RESULT_FILE).is_file():
         print(f"error: give one run directory holding {RESULT_FILE} (an experiment=propagation run).", file=sys.stderr)
         return 2
@@ -188,4 +193,4 @@ def main(argv: Sequence[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
