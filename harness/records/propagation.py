@@ -15,7 +15,8 @@ from harness.records.insights import ExperienceTask, InsightsLedger, Operation
 
 PlantKind = Literal["none", "correct", "vacuous", "off_task"]
 """none: the planted trial shows no reflection; correct: the task's own published reflection (the task succeeded on
-the next trial); vacuous: a reflection with no task content; off_task: another published task's reflection (cross-paired), naming an entity the training text does not."""
+the next trial); vacuous: a reflection with no task content; off_task: another published task's reflection
+(cross-paired), naming an entity the training text does not."""
 PLANT_KINDS: tuple[PlantKind, ...] = ("none", "correct", "vacuous", "off_task")
 
 TrialText = Literal["expert_planner", "published_outcome_only"]
