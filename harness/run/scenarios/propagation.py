@@ -103,10 +103,11 @@ def _seed_builds(scenario: PropagationConfig, llm: CachedLLM, pool: Sequence[Stu
     held_out = [game for env, game in evaluation.items() if env not in {task.experience.id for task in chosen}]
     options = InsightsOptions(read_reflections=True)
     reference = training_text(order, planted)
+    # The plants depend on the seed alone: the donor is drawn once for both gates.
+    plants = [(kind, *plant_text(kind, planted, order, scenario.vacuous, donors, seed)) for kind in scenario.plants]
     builds = []
     for gate in scenario.gates:
-        for kind in scenario.plants:
-            text, donor = plant_text(kind, planted, order, scenario.vacuous, donors, seed)
+        for kind, text, donor in plants:
             experience = planted_experience(order, planted.id, text)
             planned = plan_critiques(experience, DOMAIN, random.Random(seed), options)
             step = next(i for i, p in enumerate(planned) if p.critique.kind == "compare" and p.task == planted.task)
