@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from harness.metrics.core import MentionCounts
     from harness.metrics.object_mention import MentionSpan
     from harness.records import TrialRecord
+    from harness.records.diagnosis import GroundTruth, ReflectionClaims
     from harness.records.identity import ReflectionIdentity
 
 DomainBuilder = Callable[[Any], "Domain"]
@@ -34,6 +35,13 @@ IdentityRule = Callable[["TrialRecord"], "ReflectionIdentity | None"]
 """one record -> its reflection's task identity (None without a reflection)."""
 LineIdentityRule = Callable[[dict[str, Any]], "ReflectionIdentity"]
 """one line of `python -m harness.metrics.identity` ({"domain", "task", "text", ...}) -> its identity."""
+
+TruthRule = Callable[["TrialRecord"], "GroundTruth"]
+"""one failed trial's record -> where and why it was lost, computed from the environment, never shown to a condition."""
+ClaimRule = Callable[["TrialRecord", "GroundTruth"], "ReflectionClaims"]
+"""one record with a reflection, and its trial's ground truth -> what the reflection claims."""
+LineDiagnosisRule = Callable[[dict[str, Any]], tuple["GroundTruth", "ReflectionClaims"]]
+"""one line of `reflexion-diagnosis` (its domain's format) -> the trial's ground truth and the reflection's claims."""
 
 DEFAULT_MEMORY_WINDOW = 3
 """The window of a domain that names none: ALFWorld's, the first protocol Reflexion published."""
@@ -67,6 +75,11 @@ class DomainSpec:
     """The reflection's task identity (on_task, off_task, vacuous) and a sentence on the labels; None: unlabelled."""
     line_identity: Lazy[LineIdentityRule] | None = None
     """The identity of one reflection given as a line of `python -m harness.metrics.identity`."""
+    truth: Lazy[TruthRule] | None = None
+    claims: Lazy[ClaimRule] | None = None
+    line_diagnosis: Lazy[LineDiagnosisRule] | None = None
+    """Diagnosis: a failed trial's ground truth, what its reflection claims, and both for one line of
+    `reflexion-diagnosis`; None: the domain's reflections are not scored for their diagnosis."""
     details: type[BaseModel] | None = None
     """The model of what a trial keeps in `TrialRecord.attempt_details`, its `kind` the domain's name."""
 
