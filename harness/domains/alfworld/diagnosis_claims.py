@@ -212,7 +212,7 @@ class _Reading:
                 continue
             if phrases.NOT_EXISTING_RE.search(_clause(self.low, match.start())):
                 continue
-            kind = "object" if type_of(name) in OBJECT_TYPES else "receptacle"
+            kind: ClaimKind = "object" if type_of(name) in OBJECT_TYPES else "receptacle"
             self.add(kind, match.start(), match.end(), f"{name}: neither the room nor any answer names it",
                      confabulated=True)
 
@@ -240,11 +240,11 @@ class _Reading:
                      f"{instance or thing.type} at {place[1]}" + ("" if true else ": never shown there"),
                      confabulated=not true)
         for match in phrases.EMPTY_RE.finditer(self.low):
-            place = match.group("place")
-            if type_of(place) is None or _mode(self.low, match.start()) != "narrated":
+            empty = match.group("place")
+            if type_of(empty) is None or _mode(self.low, match.start()) != "narrated":
                 continue
-            fits = [p for p in self.trial.empty if p == place or (" " not in place and p.split(" ")[0] == place)]
-            self.add("observation", match.start(), match.end(), f"{place} empty" + ("" if fits else ": never shown so"),
+            fits = [p for p in self.trial.empty if p == empty or (" " not in empty and p.split(" ")[0] == empty)]
+            self.add("observation", match.start(), match.end(), f"{empty} empty" + ("" if fits else ": never shown so"),
                      confabulated=not fits)
 
     def cause(self) -> str | None:
