@@ -19,7 +19,9 @@ import argparse
 import json
 import statistics
 import time
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any, TypeVar
 
 from benchmarks._entry_point import ROOT
 from benchmarks._output import Check, add_output_arguments, at_most, finish
@@ -39,13 +41,24 @@ def _trials(limit: int | None) -> list[dict]:
     return ordered[:limit] if limit else ordered
 
 
-def _cpu(call: object) -> tuple[float, object]:
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Timing:
+    steps: int
+    kind: str
+    cpu_s: float
+    again_s: float
+
+
+def _cpu(call: Callable[[], _T]) -> tuple[float, _T]:
     started = time.thread_time()
-    result = call()  # type: ignore[operator]  # a zero-argument callable
+    result = call()
     return time.thread_time() - started, result
 
 
-def main(argv: list[str] | None = None) -> dict:
+def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=None, help="the first N trials only")
     parser.add_argument("--bfs-depth", type=int, default=5, help="search the states whose distance is at most this")
@@ -64,7 +77,9 @@ def main(argv: list[str] | None = None) -> dict:
 
     warm_up = next(game for game in list_games() if game.task_folder == WARM_UP_GAME)
     load_cpu, _ = _cpu(lambda: replay(warm_up, []))
-    rows, timings, seen_games = [], [], set()
+    rows: list[tuple[Any, ...]] = []
+    timings: list[Timing] = []
+    seen_games: set[str] = set()
     checked = agreed = gave_up = 0
     for item in _trials(args.trials):
         steps = [Step(**step) for step in item["steps"]]
@@ -73,11 +88,11 @@ def main(argv: list[str] | None = None) -> dict:
         again_cpu, _ = _cpu(lambda: ground_truth(item["task"], steps, budget))
         kind = "warm" if item["task"] in seen_games else "cold"
         seen_games.add(item["task"])
-        timings.append({"steps": len(steps), "kind": kind, "cpu_s": first_cpu, "again_s": again_cpu})
+        timings.append(Timing(len(steps), kind, first_cpu, again_cpu))
         game = find_game(item["task"])
         moves = [step.action for step in steps if not is_thought(step.action)]
         distances = [result.distance for result in replay(game, moves)]
-        searched = []
+        searched: list[tuple[int, int, int | None]] = []
         for index, distance in enumerate(distances):
             if distance is None or distance > args.bfs_depth or len(searched) >= 2:
                 continue
@@ -87,23 +102,23 @@ def main(argv: list[str] | None = None) -> dict:
             agreed += found == distance
             gave_up += found is None
         rows.append((item["task"].split("/")[0][:48], len(steps), kind, f"{first_cpu:.2f}", f"{again_cpu:.4f}",
-                     truth.decisive_step, truth.category, "; ".join(f"{i}: {d}={f}" for i, d, f in searched)))  # type: ignore[union-attr]
-    thirty_warm = [t["cpu_s"] for t in timings if t["steps"] >= 30 and t["kind"] == "warm"] or [
-        t["cpu_s"] for t in timings if t["steps"] >= 30
+                     truth.decisive_step, truth.category, "; ".join(f"{i}: {d}={f}" for i, d, f in searched)))
+    thirty_warm = [t.cpu_s for t in timings if t.steps >= 30 and t.kind == "warm"] or [
+        t.cpu_s for t in timings if t.steps >= 30
     ]
     figures = {
         "engine_load_cpu_s": round(load_cpu, 3),
         "trials": len(timings),
-        "median_cpu_s": {kind: round(statistics.median([t["cpu_s"] for t in timings if t["kind"] == kind]), 3)
-                         for kind in ("cold", "warm") if any(t["kind"] == kind for t in timings)},
+        "median_cpu_s": {kind: round(statistics.median([t.cpu_s for t in timings if t.kind == kind]), 3)
+                         for kind in ("cold", "warm") if any(t.kind == kind for t in timings)},
         "thirty_step_cpu_s": [round(value, 3) for value in thirty_warm],
-        "memoised_max_s": round(max(t["again_s"] for t in timings), 4),
+        "memoised_max_s": round(max(t.again_s for t in timings), 4),
         "bfs_states_checked": checked,
         "bfs_agreed": agreed,
         "bfs_gave_up": gave_up,
-        "timings": timings,
+        "timings": [asdict(t) for t in timings],
     }
-    checks: list[Check] = [at_most("memoised ground truth, s CPU (max)", figures["memoised_max_s"], 0.05)]
+    checks: list[Check] = [at_most("memoised ground truth, s CPU (max)", max(t.again_s for t in timings), 0.05)]
     if thirty_warm:
         checks.append(at_most("30-step ground truth, s CPU (median)", statistics.median(thirty_warm), 2.0))
     checks.append(Check("states where the search differs from the planner", checked - agreed - gave_up, "== 0",

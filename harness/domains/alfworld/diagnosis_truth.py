@@ -228,8 +228,11 @@ def _decisive_step(
 
 def record_truth(record: TrialRecord) -> GroundTruth:
     """The ground truth of a record's trial (the spec's `truth`): its budget is its length when it ran out of steps,
-    unknown otherwise; a won trial is unscored."""
+    unknown otherwise; a won trial, or one of a game this checkout does not ship, is unscored."""
     if record.success:
         return _unscored(record.task_id, record.steps, "the trial was won: there is nothing to diagnose")
     budget = len(record.trajectory) if record.end_reason == "max_steps" else None
-    return ground_truth(record.task_id, record.trajectory, budget)
+    try:
+        return ground_truth(record.task_id, record.trajectory, budget)
+    except ValueError as error:  # a game this checkout does not ship: nothing to replay
+        return _unscored(record.task_id, record.steps, str(error))

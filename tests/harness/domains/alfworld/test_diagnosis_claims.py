@@ -8,6 +8,7 @@ import pytest
 
 from harness.domains.alfworld.diagnosis_baselines import first_loop_start, first_nothing_happens, last_step, signal_claims
 from harness.domains.alfworld.diagnosis_claims import reflection_claims
+from harness.records.diagnosis import ReflectionClaims
 from harness.records.step import Step
 
 ROOM = "You are in the middle of a room. Looking quickly around you, you see a cabinet 2, a cabinet 1, a shelf 1, and a toilet 1."
@@ -23,7 +24,7 @@ STEPS = [
 ]
 
 
-def claims(text: str):  # type: ignore[no-untyped-def]
+def claims(text: str) -> ReflectionClaims:
     return reflection_claims(text, STEPS, ROOM)
 
 

@@ -79,7 +79,8 @@ def test_the_planners_distance_is_the_fewest_steps() -> None:
 
 def test_a_line_is_diagnosed_through_the_spec_and_a_bad_field_is_named() -> None:
     item, committed = _trial(SALTSHAKER)
-    rule = SPEC.line_diagnosis.load()  # type: ignore[union-attr]
+    assert SPEC.line_diagnosis is not None
+    rule = SPEC.line_diagnosis.load()
     truth, claims = rule({"domain": "alfworld", "task": item["task"], "steps": item["steps"], "reflection": "At step 6 I went to cabinet 2."})
     assert truth == committed and claims.claimed_steps == [6]
     bad = [
