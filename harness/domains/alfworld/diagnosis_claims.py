@@ -3,10 +3,11 @@
 The text is normalised (harness/domains/normalized_text.py) and read as tests/fixtures/diagnosis/alfworld/GUIDELINE.md
 tells a reader to:
 - the steps it points at: the grounded template's FAILED STEP (its quoted action), any action of the trial quoted
-  whole, an action narrated in its own words ("I went to cabinet 2", "took the vase from dresser 1"), "step N", "the
-  third step", "after going to X" (the step after the one that went to X). An action taken at several steps is
-  ambiguous: the claim keeps every candidate and points at none of them. Plans ("I will", "should", "next"), and
-  actions set aside ("before taking", "instead of taking" in a narration) point at no step;
+  whole, an action narrated in its own words ("I went to cabinet 2", "took the vase from dresser 1"; "opened it" for
+  the last place named before it in the sentence), "step N", "the third step", "after going to X" (the step after the
+  one that went to X). An action taken at several steps is ambiguous: the claim keeps every candidate and points at
+  none of them, unless its sentence says which ("the second time", "at the end"). Plans ("I will", "should",
+  "next"), and actions set aside ("before taking", "instead of taking" in a narration) point at no step;
 - the cause it names (diagnosis_phrases.CAUSE_PATTERNS, the first that matches), or none;
 - confabulated claims: an action narrated or quoted as taken that no step took; an action narrated as done that the
   game answered "Nothing happens." (with no word of failure beside it); a FAILED STEP answer the game never gave; a
@@ -30,7 +31,7 @@ from harness.records.alfworld import NOTHING_HAPPENS
 from harness.records.diagnosis import Claim, ClaimKind, GroundTruth, ReflectionClaims
 from harness.records.step import Step
 
-RULE = "alfworld-claims/1"
+RULE = "alfworld-claims/2"
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _PRONOUNS = {"it", "them", "one"}
 
@@ -110,6 +111,32 @@ def _known(name: str | None) -> bool:
     return name is None or name in _PRONOUNS or type_of(name) is not None
 
 
+def _place_before(low: str, position: int) -> str | None:
+    """The last numbered receptacle named in the sentence before `position` ('the safe 1, so I opened it')."""
+    start = _clause_start(low, position)
+    names = [m.group(0) for m in NAME_RE.finditer(low, start, position) if _is_place(m.group(0))]
+    return names[-1] if names else None
+
+
+def _is_place(name: str) -> bool:
+    kind = type_of(name)
+    return kind is not None and kind not in OBJECT_TYPES
+
+
+def _occurrence(low: str, ref: _Reference) -> tuple[int, ...]:
+    """The one step of an ambiguous reference its sentence picks ('the second time', 'at the end'), else all."""
+    sentence_start = _clause_start(low, ref.start)
+    following = phrases.CLAUSE_END_RE.search(low, ref.end)
+    match = phrases.OCCURRENCE_RE.search(low, sentence_start, following.start() if following else len(low))
+    if match is None or len(ref.steps) < 2:
+        return ref.steps
+    word = match.group("ordinal")
+    if match.group("end") or word in ("last", "final"):
+        return ref.steps[-1:]
+    index = phrases.ORDINAL[word] - 1
+    return ref.steps[index : index + 1] or ref.steps
+
+
 def _references(low: str, trial: _Trial) -> list[_Reference]:
     found: list[_Reference] = []
 
@@ -128,8 +155,9 @@ def _references(low: str, trial: _Trial) -> list[_Reference]:
         if free(match.start(), match.end()) and _known(place):
             steps = trial.after(trial.matching("go", None, place))
             found.append(_Reference(match.start(), match.end(), "narrated", f"the step after go to {place}", steps))
-    commands = {_flat(s.action) for n, s in trial.moves if trial.commands[n].kind != "other"}
-    for action in sorted(commands, key=len, reverse=True):  # text the game does not know is quoted only as FAILED STEP
+    # Text the game does not know is quoted outside a FAILED STEP only when short: a long one is the agent's own prose.
+    commands = {_flat(s.action) for n, s in trial.moves if trial.commands[n].kind != "other" or len(s.action.split()) <= 8}
+    for action in sorted(commands, key=len, reverse=True):
         for match in re.finditer(rf"(?<!\w){re.escape(action)}(?!\w)", low):
             if free(match.start(), match.end()):
                 found.append(_Reference(match.start(), match.end(), _mode(low, match.start()), action, trial.taking(action)))
@@ -137,6 +165,10 @@ def _references(low: str, trial: _Trial) -> list[_Reference]:
         for match in pattern.finditer(low):
             groups = match.groupdict()
             thing, place = groups.get("thing"), groups.get("place")
+            if kind in ("go", "open", "close", "examine") and place in _PRONOUNS:
+                place = _place_before(low, match.start())
+            if place is None and kind in ("go", "open", "close", "examine"):
+                continue
             if not (free(match.start(), match.end()) and _known(thing) and _known(place)):
                 continue
             specific = (thing not in _PRONOUNS and thing is not None) or (place not in _PRONOUNS and place is not None)
@@ -179,6 +211,7 @@ class _Reading:
             if not ref.steps:
                 self.add("action", ref.start, ref.end, f"{ref.means}: no step took it", confabulated=True)
                 continue
+            ref = _Reference(ref.start, ref.end, ref.mode, ref.means, _occurrence(self.low, ref))
             self.add("step", ref.start, ref.end, ref.means, ref.steps)
             answers = [self.trial.steps[n - 1].observation for n in ref.steps]
             done_for_nothing = all(a == NOTHING_HAPPENS for a in answers) and ref.mode == "narrated"

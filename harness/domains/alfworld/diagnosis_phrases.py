@@ -46,6 +46,11 @@ ORDINAL_RE = re.compile(rf"\bthe\s+(?P<ordinal>{'|'.join(_ORDINALS)}|last|final)
 FAILED_STEP_RE = re.compile(r"failed step\s*:\s*>?\s*(?P<action>[^\n]*?)\s*(?:->\s*(?P<observation>[^\n]*?))?\s*(?=root cause\s*:|new plan\s*:|failed step\s*:|\n|$)")
 """The grounded template's FAILED STEP: the quoted action, and the answer it quotes after '->'."""
 
+OCCURRENCE_RE = re.compile(
+    r"\b(?:(?:the\s+)?(?P<ordinal>first|second|third|fourth|fifth|last|final)\s+time|(?P<end>at the end|in the end|"
+    r"finally|at last))\b"
+)
+"""Which of several steps with the same action the words mean: 'the second time I went to X', 'at the end'."""
 CLAUSE_END_RE = re.compile(r"[.!?;\n]+(?=\s|$)|\n")
 FORWARD_RE = re.compile(
     r"\b(?:should|will|would|must|need to|needs to|have to|has to|next|plan|plans|planned|i'll|let me|make sure|"
@@ -66,7 +71,7 @@ SET_ASIDE_RE = re.compile(
 FAILURE_RE = re.compile(
     r"\b(?:nothing happen(?:s|ed)?|did nothing|fail|fails|failed|failing|could not|couldn't|can't|cannot|unable|"
     r"tried|try|trying|attempt|attempted|attempting|did not work|didn't work|no effect|invalid|not possible|"
-    r"impossible)\b"
+    r"impossible|not (?:a |an )?(?:valid |known )?command|unknown command|not valid)\b"
 )
 """Words that tell an action as one that did nothing."""
 NOT_EXISTING_RE = re.compile(
@@ -87,7 +92,7 @@ CAUSE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"identical actions|repeated|repeating|in circles)\b")),
     ("invalid_action", re.compile(
         r"\b(?:nothing happen(?:s|ed)|did nothing|invalid|not (?:a )?valid|not admissible|does not exist|"
-        r"doesn't exist)\b")),
+        r"doesn't exist|not a command|no such command|unknown command|not a known command)\b")),
     ("wrong_object", re.compile(
         r"\bwrong (?:object|item|thing)\b|"
         r"\b(?:took|picked up|grabbed) (?:the |a )?[a-z]+(?: \d+)? instead of (?:the |a |an )?(?![a-z]+ing\b)[a-z]+")),
@@ -98,7 +103,8 @@ CAUSE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(?:heated|cooled|cleaned|washed) (?:it |the [a-z]+ )?instead of (?:heating|cooling|cleaning)\b")),
     ("ignored_seen_object", re.compile(
         r"\b(?:instead of|without|before|did not|didn't|never|forgot to|forgetting to) (?:taking|take|picking up|"
-        r"pick up|grabbing)\b|\bshould have (?:taken|picked up|grabbed)\b|\bignored\b")),
+        r"pick up|grabbing)\b|\bshould have (?:taken|picked up|grabbed)\b|\bignored\b|"
+        r"\b(?:before|without) (?:i had |i |having )?(?:picked|taken|took|grabbed) (?:it|them|the [a-z]+)(?: up)?\b")),
     ("search_budget", re.compile(
         r"\b(?:ran out of (?:steps|time|actions|moves)|out of steps|too many steps|step (?:limit|budget)|"
         r"spent (?:too long|too many|all my steps)|took too long)\b")),
