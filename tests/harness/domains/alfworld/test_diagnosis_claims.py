@@ -38,6 +38,9 @@ def claims(text: str) -> ReflectionClaims:
         ("After going to toilet 1, I tried to put soapbottle 1 there but nothing happened.", [6]),
         ("I should go to cabinet 2 next time, and I will take soapbottle 1 from shelf 1.", []),
         ("I went to cabinet 1 before taking anything.", [2]),
+        ("The second time I went to shelf 1, I did not take the soapbottle.", [7]),
+        ("At the end I went to shelf 1 again, where I already was.", [8]),
+        ("The cabinet 1 was closed, so I opened it.", [3]),
     ],
 )
 def test_each_way_of_pointing_at_a_step(text: str, steps: list[int]) -> None:
