@@ -7,9 +7,9 @@ The trials are those of tests/fixtures/diagnosis/alfworld/items.jsonl (real fail
 15 to 30 steps). In this one process, after the engine is loaded (one reset of a game none of them plays), each trial's
 ground truth (harness/domains/alfworld/diagnosis_truth.py) is computed three times and its thread CPU read: cold (the
 first trial of its game in the process, which translates the game), warm (the trials after it on a game already
-translated), and again (the memo by game and action prefix). Then, at the states along each trial where the planner's
-distance is at most --bfs-depth, the fewest steps to win by breadth-first search (envs/alfworld_replay.fewest_steps)
-must equal the distance. Checks: a 30-step trial's warm ground truth within 2 s of CPU (median), a memoised one within
+translated), and again (the memo by game and action prefix). Then, at three states along each trial where the
+planner's distance is at most --bfs-depth (the first, the middle and the last such), the fewest steps to win by
+breadth-first search (envs/alfworld_replay.fewest_steps) must equal the distance. Checks: a 30-step trial's warm ground truth within 2 s of CPU (median), a memoised one within
 0.05 s, and no sampled state where the search finds another number of steps than the planner.
 """
 
@@ -93,9 +93,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         moves = [step.action for step in steps if not is_thought(step.action)]
         distances = [result.distance for result in replay(game, moves)]
         searched: list[tuple[int, int, int | None]] = []
-        for index, distance in enumerate(distances):
-            if distance is None or distance > args.bfs_depth or len(searched) >= 2:
-                continue
+        near = [(index, d) for index, d in enumerate(distances) if d is not None and d <= args.bfs_depth]
+        for index, distance in sorted({near[0], near[len(near) // 2], near[-1]}) if near else []:
             found = fewest_steps(game, moves[:index], max_depth=distance, max_states=args.bfs_states)
             searched.append((index, distance, found))
             checked += 1
