@@ -41,12 +41,18 @@ class Figures:
     claimed_exact: float
 
 
+READERS = {"A": "labels.jsonl", "B": "second_reader.jsonl"}
+"""Reader A labelled before the rules (and the held-out split after they were frozen); reader B, blind, read the
+GUIDELINE and the shuffled items only, after."""
+
+
 @cache
-def figures(split: str | None = None) -> Figures:
-    """The agreement over one split (None: every item)."""
+def figures(split: str | None = None, reader: str = "A") -> Figures:
+    """The agreement of the rules with one reader over one split (None: every item)."""
     items = {item["id"]: item for item in _lines("items.jsonl")}
     truths = {line["trajectory"]: GroundTruth.model_validate(line["truth"]) for line in _lines("truths.jsonl")}
-    labels = [label for label in _lines("labels.jsonl") if split is None or label["split"] == split]
+    split_of = {label["id"]: label["split"] for label in _lines("labels.jsonl")}
+    labels = [label for label in _lines(READERS[reader]) if split is None or split_of[label["id"]] == split]
     exact = within = claimed_exact = 0
     category, hit, confabulated, cause = [], [], [], []
     for label in labels:
@@ -87,12 +93,12 @@ def _kappa(table: Agreement) -> str:
     return "undefined" if table.kappa is None else f"{table.kappa:.2f}"
 
 
-def report() -> str:
+def report(reader: str = "A") -> str:
     parts = []
     for split in ("development", "held_out", None):
-        f = figures(split)
+        f = figures(split, reader)
         parts += [
-            f"### {split or 'all'}: {f.items} reflections on {f.trials} trials",
+            f"### reader {reader}, {split or 'all'}: {f.items} reflections on {f.trials} trials",
             "",
             f"- decisive step: exact {f.exact:.0%}, within 2 steps {f.within_2:.0%}",
             f"- category kappa {_kappa(f.category)} ({f.category.observed:.0%} alike); hit kappa {_kappa(f.hit)} "
@@ -106,4 +112,5 @@ def report() -> str:
 
 
 if __name__ == "__main__":
-    print(report())
+    print(report("A"))
+    print(report("B"))

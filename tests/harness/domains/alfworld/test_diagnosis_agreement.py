@@ -29,3 +29,12 @@ def test_every_split_agrees_on_the_category_and_the_claims(split: str | None) ->
 def test_the_set_is_as_large_as_the_issue_asks() -> None:
     every = figures(None)
     assert every.items >= 100 and every.trials >= 30
+
+
+def test_a_blind_second_reader_meets_the_issues_bars_on_the_held_out_split() -> None:
+    """Reader B saw the GUIDELINE and the shuffled items only, never the rules or reader A's labels."""
+    held_out = figures("held_out", "B")
+    assert held_out.items >= 40
+    assert held_out.within_2 >= 0.8
+    assert held_out.hit.kappa is not None and held_out.hit.kappa >= 0.7
+    assert held_out.confabulated.kappa is not None and held_out.confabulated.kappa >= 0.6
