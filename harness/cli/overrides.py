@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import NoReturn
 
+import yaml
 from hydra._internal.utils import get_args_parser
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override, OverrideType
@@ -20,9 +21,11 @@ from harness.run.config_dirs import (
     check_config_dir,
     check_group_choice,
     check_search_path,
+    option_files,
 )
 
 ROLE_MODEL_KEYS = ("actor_model", "reflector_model")
+STRATEGY = "strategy"
 # Hydra's options that take a value: the word after one is that value, not an override.
 VALUE_OPTIONS = (
     *("--cfg", "-c", "--info", "-i", "--package", "-p", "--config-path", "-cp", "--config-name", "-cn"),
@@ -54,6 +57,23 @@ def _check_choices(override: Override, argument: str) -> None:
         check_group_choice(key, choice)
 
 
+def _model_choices(key: str, argument: str) -> None:
+    """A role's model option(s) checked: one option, or a sweep over options; never a list or null in a sweep."""
+    value = argument.split("=", 1)[1]
+    if "${" in value or "(" in value:
+        return
+    if value.startswith("["):
+        raise ConfigError(f"{argument} names a list; a role takes one model option, e.g. {key}=smollm2-135m.")
+    choices = value.split(",")
+    if "null" in choices or "" in choices:
+        raise ConfigError(
+            f"{argument} sweeps over null, which is no model option; sweep over options only, and run the role "
+            "unsplit (null) as a job of its own."
+        )
+    for choice in choices:
+        check_group_choice("model", choice, key)
+
+
 def _role_model(key: str, argument: str) -> str:
     """`actor_model=<option>` as Hydra composes it: the model option packaged under the role
     (`model@actor_model=<option>`, configs/config.yaml's defaults), so every config folder Hydra searches reaches it;
@@ -61,18 +81,39 @@ def _role_model(key: str, argument: str) -> str:
     value = argument.split("=", 1)[1]
     if value in ("", "null"):
         return f"~model@{key}"
-    if "${" not in value and "(" not in value:
-        if value.startswith("["):
-            raise ConfigError(f"{argument} names a list; a role takes one model option, e.g. {key}=smollm2-135m.")
-        choices = value.split(",")
-        if "null" in choices or "" in choices:
-            raise ConfigError(
-                f"{argument} sweeps over null, which is no model option; sweep over options only, and run the role "
-                "unsplit (null) as a job of its own."
-            )
-        for choice in choices:
-            check_group_choice("model", choice, key)
+    _model_choices(key, argument)
     return f"model@{key}={value}"
+
+
+def _declares(condition: str, role: str) -> bool:
+    """Whether the strategy file of `condition` composes a model under the role in its defaults list."""
+    path = option_files(STRATEGY).get(condition)
+    if path is None:
+        return False
+    defaults = (yaml.safe_load(path.read_text()) or {}).get("defaults") or []
+    entries = {key.lstrip("/") for entry in defaults if isinstance(entry, dict) for key in entry}
+    return f"model@{condition}.{role}" in entries
+
+
+def _condition_role_model(condition: str, role: str, argument: str) -> str:
+    """`strategy.<condition>.actor_model=<option>` as Hydra composes it, as the run's roles are: the model option
+    packaged under the condition's role (replacing the one its strategy file composes there, else added); null
+    removes it, leaving the role to the run's model."""
+    key = f"{STRATEGY}.{condition}.{role}"
+    value = argument.split("=", 1)[1]
+    declared = _declares(condition, role)
+    if value in ("", "null"):
+        return f"~model@{key}" if declared else f"++{key}=null"
+    _model_choices(key, argument)
+    return f"{'' if declared else '+'}model@{key}={value}"
+
+
+def _condition_role(key: str) -> tuple[str, str] | None:
+    """(condition, role) of `strategy.<condition>.<role>_model`, else None."""
+    parts = key.split(".")
+    if len(parts) == 3 and parts[0] == STRATEGY and parts[2] in ROLE_MODEL_KEYS:
+        return parts[1], parts[2]
+    return None
 
 
 def normalize_override(argument: str) -> str:
@@ -88,6 +129,9 @@ def normalize_override(argument: str) -> str:
         return argument
     if override.type == OverrideType.CHANGE and key in ROLE_MODEL_KEYS:
         return _role_model(key, argument)
+    condition_role = _condition_role(key)
+    if override.type == OverrideType.CHANGE and condition_role is not None:
+        return _condition_role_model(*condition_role, argument)
     if override.type == OverrideType.CHANGE and key in CONFIG_GROUPS:
         _check_choices(override, argument)
         return argument
@@ -100,10 +144,13 @@ def normalize_override(argument: str) -> str:
 
 
 def as_written(override: str) -> str:
-    """A job's override as the user wrote it: `++key=value` as `key=value`, `model@actor_model=x` as `actor_model=x`."""
+    """A job's override as the user wrote it: `++key=value` as `key=value`, `model@actor_model=x` as `actor_model=x`
+    (and `model@strategy.<condition>.actor_model=x` as `strategy.<condition>.actor_model=x`)."""
     text = override.lstrip("+")
-    role = next((key for key in ROLE_MODEL_KEYS if text.startswith(f"model@{key}=")), None)
-    return text if role is None else text.removeprefix("model@")
+    if not text.startswith("model@"):
+        return text
+    key = text.removeprefix("model@").split("=", 1)[0]
+    return text.removeprefix("model@") if key in ROLE_MODEL_KEYS or _condition_role(key) else text
 
 
 def hydra_arguments(arguments: list[str]) -> argparse.Namespace:

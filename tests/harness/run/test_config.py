@@ -10,7 +10,8 @@ from hydra import compose, initialize_config_dir
 
 from harness.cli.overrides import ROLE_MODEL_KEYS, normalize_override
 from harness.run.config_dirs import CONFIG_DIR
-from harness.run.config import RunConfig, validate_config
+from harness.run.config import RunConfig
+from harness.run.validation import validate_config
 from harness.errors import ConfigError
 
 

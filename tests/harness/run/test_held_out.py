@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.domains.frozen_in import frozen_tasks, read_selection
+from harness.run.held_out import frozen_tasks, read_selection
 from harness.domains.hotpotqa.config import HotpotQAEnvConfig
 from harness.domains.hotpotqa.questions import load_questions, select_questions
 from harness.domains.humaneval.config import HumanEvalEnvConfig
