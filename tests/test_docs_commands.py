@@ -43,7 +43,6 @@ RUN: dict[str, tuple[str, ...]] = {
     "python run.py experiment=five_conditions --cfg job": (),
     "reflexion-report --help": (),
     "reflexion-gate --help": (),
-    "reflexion-report --help": (),
     "reflexion-report results/ --index": (FIVE, HOTPOTQA),
     "reflexion-report results/ --index --out site": (FIVE, HOTPOTQA),
 }
@@ -231,7 +230,8 @@ def _run_here(command: str, workspace: Path, env: dict[str, str]) -> Outcome:
     words = shlex.split(command)
     if words[1] == "run.py":
         return run_in_process(*words[2:], env=env, cwd=workspace)
-    return run_module(words[2], *words[3:], env=env, cwd=workspace)
+    # A console script's front is harness/cli/<its name without reflexion->.py (pyproject.toml's [project.scripts]).
+    return run_module(f"harness.cli.{words[0].removeprefix('reflexion-')}", *words[1:], env=env, cwd=workspace)
 
 
 @pytest.fixture(scope="module")
@@ -242,6 +242,8 @@ def run_documented(workspace: Path, request: pytest.FixtureRequest) -> Callable[
     env = {key: value for key, value in os.environ.items() if key != "OPENAI_API_KEY"}
     env |= {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"}
     env |= {"REFLEXION_HARNESS_MODEL_DIR": str(workspace / "no-models")}
+    # A console script imports the harness it finds first: the workspace's copy, as `python -m` from there would.
+    env |= {"PYTHONPATH": str(workspace)}
 
     def run(command: str) -> Outcome | subprocess.CompletedProcess[str]:
         if command not in done:
