@@ -7,20 +7,24 @@ behind them may move. Nothing inside the harness imports this module.
 
 from __future__ import annotations
 
-from harness.domains.base import Attempt, Domain, ReflectionHooks, ReflectionInput, TemplateCandidates
-from harness.domains.registry import register_domain, register_spec
-from harness.domains.spec import DomainSpec
-from harness.llm import ChatMessage, LLMRequest, LLMResponse, ModelConfig, Usage
-from harness.llm.metering import MeteredLLM
-from harness.metrics.core import MentionCounts, object_mention
-from harness.records import TrialRecord
-from harness.records.attempt import attempt_details
-from harness.records.details import ListedSignals, reflection_details
-from harness.records.gate import Turn
-from harness.records.registry import Lazy
-from harness.records.step import Step
-from harness.reflection import Reflection, ReflectionSource, register_source, register_source_prompts
-from harness.report.html import DetailBlock, DetailItem
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what a type checker sees; at run time each name is loaded on first use (below)
+    from harness.domains.base import Attempt, Domain, ReflectionHooks, ReflectionInput, TemplateCandidates
+    from harness.domains.registry import register_domain, register_spec
+    from harness.domains.spec import DomainSpec
+    from harness.llm import ChatMessage, LLMRequest, LLMResponse, ModelConfig, Usage
+    from harness.llm.metering import MeteredLLM
+    from harness.metrics.core import MentionCounts, object_mention
+    from harness.records import TrialRecord
+    from harness.records.attempt import attempt_details
+    from harness.records.details import ListedSignals, reflection_details
+    from harness.records.gate import Turn
+    from harness.records.registry import Lazy
+    from harness.records.step import Step
+    from harness.reflection import Reflection, ReflectionSource, register_source, register_source_prompts
+    from harness.report.html import DetailBlock, DetailItem
 
 __all__ = [
     # A reflection source: the class, its answer, its registration, its prompts per domain.
@@ -58,3 +62,31 @@ __all__ = [
     "DetailBlock",
     "DetailItem",
 ]
+
+_EXPORTED: dict[str, tuple[str, ...]] = {
+    "harness.domains.base": ("Attempt", "Domain", "ReflectionHooks", "ReflectionInput", "TemplateCandidates"),
+    "harness.domains.registry": ("register_domain", "register_spec"),
+    "harness.domains.spec": ("DomainSpec",),
+    "harness.llm": ("ChatMessage", "LLMRequest", "LLMResponse", "ModelConfig", "Usage"),
+    "harness.llm.metering": ("MeteredLLM",),
+    "harness.metrics.core": ("MentionCounts", "object_mention"),
+    "harness.records": ("TrialRecord",),
+    "harness.records.attempt": ("attempt_details",),
+    "harness.records.details": ("ListedSignals", "reflection_details"),
+    "harness.records.gate": ("Turn",),
+    "harness.records.registry": ("Lazy",),
+    "harness.records.step": ("Step",),
+    "harness.reflection": ("Reflection", "ReflectionSource", "register_source", "register_source_prompts"),
+    "harness.report.html": ("DetailBlock", "DetailItem"),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTED.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    # Each name loads its module on first use: a plugin whose records are read (its evidence model) loads nothing
+    # of the harness it does not use.
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module 'harness.extensions' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_MODULE_OF[name]), name)
+    globals()[name] = value
+    return value

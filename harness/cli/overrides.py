@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -16,6 +17,7 @@ from harness.cli.config_keys import check_setting
 from harness.errors import ConfigError, HarnessError, fail
 from harness.run.config import CONFIG_GROUPS
 from harness.run.config_dirs import (
+    CONFIG_DIR,
     add_config_dirs,
     available_options,
     check_config_dir,
@@ -95,11 +97,16 @@ def _declares(condition: str, role: str) -> bool:
     return f"model@{condition}.{role}" in entries
 
 
-def _condition_role_model(condition: str, role: str, argument: str) -> str:
+def _condition_role_model(condition: str, role: str, argument: str, chosen: frozenset[str] | None) -> str:
     """`strategy.<condition>.actor_model=<option>` as Hydra composes it, as the run's roles are: the model option
     packaged under the condition's role (replacing the one its strategy file composes there, else added); null
-    removes it, leaving the role to the run's model."""
+    removes it, leaving the role to the run's model. `chosen`: the conditions the command line chooses, where known."""
     key = f"{STRATEGY}.{condition}.{role}"
+    if chosen is not None and condition not in chosen:
+        raise ConfigError(
+            f"{key} is set, but {condition} is not among the chosen conditions; choose it too, e.g. "
+            f"strategy=[self_diagnosis,{condition}]."
+        )
     value = argument.split("=", 1)[1]
     declared = _declares(condition, role)
     if value in ("", "null"):
@@ -116,7 +123,41 @@ def _condition_role(key: str) -> tuple[str, str] | None:
     return None
 
 
-def normalize_override(argument: str) -> str:
+def chosen_conditions(arguments: Sequence[str]) -> frozenset[str] | None:
+    """The conditions a command line chooses, as Hydra will compose them: its `strategy=` (every value of a sweep),
+    else the chosen experiment's `override /strategy`, else configs/config.yaml's default; None where that cannot be
+    told before composing (an interpolation, an experiment file that cannot be read)."""
+    def names(value: object) -> frozenset[str] | None:
+        if isinstance(value, str) and "${" not in value and "(" not in value:
+            return frozenset(v.strip() for v in value.strip("[]").split(",") if v.strip())
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return frozenset(value)
+        return None
+
+    def declared(group: str, option: str) -> object:
+        path = option_files(group).get(option) if group != "" else CONFIG_DIR / "config.yaml"
+        try:
+            defaults = (yaml.safe_load(path.read_text()) or {}).get("defaults") or [] if path else []
+        except (OSError, yaml.YAMLError):
+            return None
+        for entry in defaults:
+            for key, value in (entry.items() if isinstance(entry, dict) else ()):
+                if key.removeprefix("override ").lstrip("/") == STRATEGY:
+                    return value
+        return None
+
+    experiment = "default"
+    for argument in arguments:
+        key, _, value = argument.lstrip("+").partition("=")
+        if key == STRATEGY:
+            return names(value)
+        if key == "experiment":
+            experiment = value
+    from_experiment = declared("experiment", experiment)
+    return names(from_experiment if from_experiment is not None else declared("", "config"))
+
+
+def normalize_override(argument: str, chosen: frozenset[str] | None = None) -> str:
     """One command-line override checked, and spelled as Hydra must read it.
 
     A setting is returned as `++key=value` (set it, whether or not the YAML names it), since the pydantic models
@@ -131,7 +172,7 @@ def normalize_override(argument: str) -> str:
         return _role_model(key, argument)
     condition_role = _condition_role(key)
     if override.type == OverrideType.CHANGE and condition_role is not None:
-        return _condition_role_model(*condition_role, argument)
+        return _condition_role_model(*condition_role, argument, chosen)
     if override.type == OverrideType.CHANGE and key in CONFIG_GROUPS:
         _check_choices(override, argument)
         return argument
@@ -192,13 +233,14 @@ def preflight(arguments: list[str]) -> list[str]:
     except HarnessError as error:
         fail(error)
     checked = []
+    chosen = chosen_conditions([a for a in arguments if not a.startswith("-")])
     for index, argument in enumerate(arguments):
         after_option = index > 0 and arguments[index - 1] in VALUE_OPTIONS and "=" not in argument
         if argument.startswith("-") or after_option:
             checked.append(argument)
             continue
         try:
-            checked.append(normalize_override(argument))
+            checked.append(normalize_override(argument, chosen))
         except HarnessError as error:
             fail(error)
     return checked

@@ -220,3 +220,4 @@ def test_the_example_plugin_imports_the_harness_through_harness_extensions_alone
                 assert all(alias.name.split(".")[0] != "harness" for alias in node.names), path
     assert set(imported) == {"harness.extensions"}
     assert imported["harness.extensions"] <= set(harness.extensions.__all__)
+    assert all(getattr(harness.extensions, name) is not None for name in harness.extensions.__all__)
