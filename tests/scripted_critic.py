@@ -9,8 +9,7 @@ from typing import Any, Literal
 
 from benchmarks.recorded_server import RecordedHandler, RecordedServer
 from harness.audit.published_experience import published_reflections, published_study_tasks
-from harness.reflection.insights.trace import markers
-from harness.run.scenarios.propagation import plant_text, training_text
+from harness.run.scenarios.plants import plant_texts
 
 GENERIC = "Always check every receptacle before concluding an object is missing."
 Where = Literal["add", "edit", "nowhere"]
@@ -35,10 +34,10 @@ class ScriptedCritic(RecordedServer):
         super().__init__(None, 0)
         order = [t.experience for t in random.Random(seed).sample(published_study_tasks(), training)]
         self.task = order[-1].task
-        plant, _ = plant_text("off_task", order[-1], order, "", published_reflections(), seed)
-        assert plant is not None
-        self.plant = plant
-        self.marker = markers(plant, training_text(order, order[-1]))[0]
+        (planted,) = plant_texts("off_task", order[-1], "", order, "", published_reflections(), seed, training - 1, 1)
+        assert planted.text is not None
+        self.plant = planted.text
+        self.marker = planted.markers[0]
         self.where, self.rule = where, rule.format(marker=self.marker)
         self.requests = 0
 

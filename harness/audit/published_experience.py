@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.audit.expert_trajectories import EXPERT_FILE, SOURCE, published_tasks, solved_after_failing
+from harness.audit.expert_trajectories import EXPERT_FILE, SOURCE, published_tasks, reflecting, solved_after_failing
+from harness.audit.published import PublishedTask
 from harness.audit.hotpotqa_runs import condition_name, published_records
 from harness.records.insights import ExperienceTask, ExperienceTrial
 from harness.records.propagation import ExpertTrajectories, StudyTask
@@ -32,9 +33,19 @@ READS = (
 
 def published_study_tasks() -> list[StudyTask]:
     """The published run's environments solved on their second trial, in the log's order, as training tasks."""
+    return _study_tasks(solved_after_failing(published_tasks()))
+
+
+def published_entry_tasks() -> list[StudyTask]:
+    """Every environment of the published run that wrote a reflection, in the log's order, each as a task whose
+    failed trial shows its first reflection: the entry study's."""
+    return _study_tasks(reflecting(published_tasks()))
+
+
+def _study_tasks(published: list[PublishedTask]) -> list[StudyTask]:
     experts = {e.env_id: e for e in ExpertTrajectories.model_validate_json(EXPERT_FILE.read_text()).trajectories}
     tasks = []
-    for task in solved_after_failing(published_tasks()):
+    for task in published:
         expert = experts[task.task_id]
         trials = [
             ExperienceTrial(trajectory=FAILED_TRIAL_TEXT, success=False, reflection=task.reflections[0].strip()),
@@ -68,5 +79,5 @@ def evaluation_games() -> dict[str, str]:
     return {task.task_id: games[task.task_id] for task in published_tasks()}
 
 
-__all__ = ["READS", "SOURCE", "evaluation_games", "published_hotpotqa_experience", "published_reflections",
+__all__ = ["READS", "SOURCE", "evaluation_games", "published_entry_tasks", "published_hotpotqa_experience", "published_reflections",
            "published_study_tasks"]

@@ -30,7 +30,7 @@ from harness.errors import EXIT_INTERRUPTED, HarnessError, RunInterrupted, fail 
 from harness.run.config_dirs import CONFIG_DIR  # noqa: E402
 from harness.records.run_dir import remove_created  # noqa: E402
 from harness.llm import ModelConfig  # noqa: E402
-from harness.run.config import PropagationConfig  # noqa: E402
+from harness.run.config import EntryConfig, PropagationConfig  # noqa: E402
 from harness.run.scenarios.planted_refusal import describe, run_planted_refusal  # noqa: E402
 
 if TYPE_CHECKING:
@@ -72,6 +72,9 @@ def _start(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> tuple[Exper
             if isinstance(scenario, PropagationConfig):
                 _propagation(scenario, prepared.config.reflector, run_dir)
                 return None, prepared_here
+            if isinstance(scenario, EntryConfig):
+                _entry(scenario, prepared.config.reflector, run_dir)
+                return None, prepared_here
             outcome = run_planted_refusal(scenario, prepared.config.reflector, prepared.config.experiment.seed, run_dir)
             print(describe(outcome))
             return None, prepared_here
@@ -89,14 +92,23 @@ def _propagation(scenario: PropagationConfig, model: ModelConfig, run_dir: Path)
     from harness.audit.published_experience import (
         READS, SOURCE, evaluation_games, published_reflections, published_study_tasks,
     )
-    from harness.reflection.insights.trace import markdown, study_traces
+    from harness.reflection.insights.trace import markdown
     from harness.report import write_propagation_report
     from harness.run.scenarios.propagation import run_propagation
 
     study = run_propagation(scenario, model, published_study_tasks(), evaluation_games(), published_reflections(), READS,
                             SOURCE, run_dir)
-    print(markdown(study_traces(study)))
+    print(markdown(study))
     write_propagation_report(run_dir, run_dir, study)  # report.md and report.html, as every run ends
+
+
+def _entry(scenario: EntryConfig, model: ModelConfig, run_dir: Path) -> None:
+    """The entry study: each published ALFWorld reflection shown to an empty library."""
+    from harness.audit.published_experience import READS, SOURCE, published_entry_tasks
+    from harness.reflection.insights.entry_trace import entry_markdown
+    from harness.run.scenarios.entry import run_entry
+
+    print(entry_markdown(run_entry(scenario, model, published_entry_tasks(), READS, SOURCE, run_dir)))
 
 
 def _start_and_run(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> None:

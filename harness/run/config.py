@@ -19,7 +19,7 @@ from harness.records.registry import RegistryLoadError, UnknownNameError
 from harness.run.config_dirs import available_options, check_group_choice, option_files
 from harness.run.memory_settings import InsightsSettings, MemorySettings, check_memory
 from harness.run.metrics_settings import MetricsSettings
-from harness.run.propagation_config import PropagationConfig
+from harness.run.propagation_config import EntryConfig, PropagationConfig
 from harness.run.tracking_settings import TrackingSettings
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -120,6 +120,10 @@ class PlantedRefusalConfig(_Strict):
     cache: CacheConfig = Field(description="The scenario's own answers: the committed ones are replayed by default.")
 
 
+Scenario = Annotated[PlantedRefusalConfig | PropagationConfig | EntryConfig, Field(discriminator="name")]
+SCENARIO_NAMES = ("planted_refusal", "propagation", "propagation_entry")
+
+
 class LLMSettings(_Strict):
     """Settings that apply to every model of the run."""
 
@@ -160,7 +164,7 @@ class RunConfig(_Strict):
     )
     resume: ResumeSettings = Field(default_factory=ResumeSettings)
     tracking: TrackingSettings = Field(default_factory=TrackingSettings)
-    scenario: PlantedRefusalConfig | PropagationConfig | None = Field(None, description="Set: run it, not trials.")
+    scenario: Scenario | None = Field(None, description="Set: run it, not trials.")
     memory: MemorySettings = Field(default_factory=MemorySettings)
     insights: InsightsSettings = Field(default_factory=InsightsSettings)
 
@@ -242,8 +246,8 @@ def _first_error_sentence(error: ValidationError, model: type[BaseModel], prefix
     first = error.errors()[0]
     loc = [str(part) for part in first["loc"]]
     accepted = _fields_at(model, loc[:-1]) if first["type"] == "extra_forbidden" else []
-    if loc[:1] == ["env"] and len(loc) > 2 and loc[1] in ENV_NAMES:
-        del loc[1]  # pydantic names the union member; the user wrote env.<field>
+    if loc[:1] in (["env"], ["scenario"]) and len(loc) > 2 and loc[1] in ENV_NAMES + SCENARIO_NAMES:
+        del loc[1]  # pydantic names the union member; the user wrote env.<field>, scenario.<field>
     where = prefix + (".".join(loc) or "config")
     # A validator that puts `shown` in its error's context names the value as it may be shown (a URL's key hidden).
     value = (first.get("ctx") or {}).get("shown", first.get("input"))

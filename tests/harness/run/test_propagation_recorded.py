@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.records.propagation import PLANT_KINDS, PropagationStudy
+from harness.records.propagation import PropagationStudy
 from harness.reflection.insights.trace import RESULT_FILE
 from tests.in_process import run_in_process, run_module
 from tests.runner import ROOT
 
 FIXTURE = ROOT / "tests" / "fixtures" / "propagation"
 SEEDS, TRAINING, CRITIQUES = (0, 1, 2), 12, 14
+PLANTS = ("none", "correct", "vacuous", "off_task")
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,7 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     no_models = root / "no-models"
     no_models.mkdir()
     result = run_in_process(
-        "experiment=propagation", "scenario.cache.mode=replay",
+        "experiment=propagation_first", "scenario.cache.mode=replay",
         f"scenario.cache.path={FIXTURE / 'llm_cache.jsonl'}", f"hydra.run.dir={root / 'run'}",
         env={"REFLEXION_HARNESS_MODEL_DIR": str(no_models)},
     )
@@ -36,7 +37,7 @@ def test_every_build_of_the_design_is_replayed(replayed: tuple[Path, str]) -> No
     study = PropagationStudy.model_validate_json((replayed[0] / RESULT_FILE).read_text())
     assert study.model == "qwen2.5-coder-1.5b"
     assert sorted((b.seed, b.gate, b.plant.kind) for b in study.builds) == sorted(
-        (seed, gate, kind) for seed in SEEDS for gate in (False, True) for kind in PLANT_KINDS)
+        (seed, gate, kind) for seed in SEEDS for gate in (False, True) for kind in PLANTS)
     for build in study.builds:
         assert len(build.training) == TRAINING and len(build.ledger.steps) == CRITIQUES
         assert build.plant.task_id == build.training[-1] and build.plant.step == TRAINING - 1
