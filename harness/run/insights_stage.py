@@ -4,7 +4,8 @@ their prompt and recorded in evaluation.jsonl.
 
 Both logs follow the trial log's rules, so a killed run resumes: the critiques already recorded are replayed (their
 answers, not the model), the next one is asked (the LLM cache answers one asked before the kill), and the evaluation
-trials resume as trials do. The critic is the condition's actor model, as in ExpeL, asked through the run's pool.
+trials resume as trials do. The critic is the condition's actor model, as ExpeL's code has it (its paper's runs
+extract insights with a stronger model: `insights.critic_model` names one), asked through the run's pool.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from harness.reflection.insights import (
     rules_message,
     split_folds,
 )
-from harness.run.config import RunConfig
+from harness.run.config import RunConfig, load_model_config
 from harness.run.interrupt import StopRequest
 from harness.run.loop import ConditionRun, LoopSettings, run_loop
 from harness.run.progress import Progress
@@ -183,8 +184,8 @@ class InsightsStage:
         request = LLMRequest(kind="chat", messages=messages, max_tokens=self.config.insights.critic_max_tokens,
                              temperature=0.0, seed=self.config.experiment.seed)
         context = CallContext(task_id=f"fold {fold}", trial=step, condition=condition, role="critic")
-        # The condition's actor model, as ExpeL's critic is its actor's LLM; fetched only when a critique is asked.
-        critic = self.pool.get("critic", self._actor_model(condition))
+        # The condition's actor model, as ExpeL's code has it, or the critic's own; fetched when a critique is asked.
+        critic = self.pool.get("critic", self._critic_model(condition))
         raw = critic.generate(request, context).text
         self._append(CritiqueAnswered(condition=condition, fold=fold, step=step, critique=item.critique,
                                       request=messages[0].content, raw_answer=raw))
@@ -195,8 +196,13 @@ class InsightsStage:
         self.log.append([InsightsLine(entry)])
         self.lines.append(entry)
 
-    def _actor_model(self, condition: str) -> ModelConfig:
-        return next(c.actor for c in self.config.conditions if c.name == condition)
+    def _critic_model(self, condition: str) -> ModelConfig:
+        actor = next(c.actor for c in self.config.conditions if c.name == condition)
+        named = self.config.insights.critic_model
+        if named is None:
+            return actor
+        threads = {"n_threads": self.config.llm.n_threads} if self.config.llm.n_threads is not None else {}
+        return ModelConfig.model_validate({**load_model_config(named), **threads})
 
     def evaluate(self, condition: ConditionRun, tasks: list[str], ledger: InsightsLedger, settings: LoopSettings,
                  progress: Callable[[int], Progress], stop: StopRequest) -> None:

@@ -11,7 +11,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from harness.domains.registry import build_domain
-from harness.errors import LogChangedError
+from harness.errors import ConfigError, LogChangedError
 from harness.llm import CachedLLM, CacheStore, LLMRequest, LLMResponse, Usage
 from harness.records.insights import Critique, ExperienceTask, ExperienceTrial, TrialRef
 from harness.records.insights_log import EVALUATION_FILE
@@ -134,3 +134,17 @@ def test_edit_zero_on_an_empty_list_is_dropped_and_the_library_resumes_and_reads
     assert resumed.library(condition, 0, failed, [TASKS[1]]) == ledger
     ((_, read_back),) = run_libraries(tmp_path)
     assert read_back.steps[0].screened_out == ledger.steps[0].screened_out
+
+
+def test_the_critic_is_its_own_role_model_when_named(tmp_path: Path) -> None:
+    # ExpeL's paper extracts insights with a stronger model than the actor's; the default stays the actor's.
+    config = _config("insights")
+    stage = InsightsStage(config, build_domain(config.env), None, tmp_path, lambda: None)  # type: ignore[arg-type]
+    assert stage._critic_model("self_diagnosis") == config.conditions[0].actor
+    named = config.model_copy(update={"insights": config.insights.model_copy(update={"critic_model": "gpt-4o-mini"})})
+    stage = InsightsStage(named, build_domain(named.env), None, tmp_path, lambda: None)  # type: ignore[arg-type]
+    assert stage._critic_model("self_diagnosis").name == "gpt-4o-mini" != config.conditions[0].actor.name
+    with pytest.raises(ConfigError, match="insights.critic_model=gpt-9 is not a known model; accepted: "):
+        with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+            validate_config(compose(config_name="config", overrides=[
+                "env=hotpotqa", "memory.scope=insights", "insights.critic_model=gpt-9"]))
