@@ -18,13 +18,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.domains.alfworld.locations import plain
 from harness.records.insights import ExperienceTask
+from harness.reflection.insights.rule_gate import entity_words
 
 MIN_SHARED_WORDS = 12
-"""A run of this many words in a row, shared with a text read, is a copy (a sentence or more of it)."""
+"""A run of this many words in a row, shared with a text read, makes a copy (a sentence or more of it) ..."""
 MIN_TRIPLE_OVERLAP = 0.6
-"""So is a rule whose word triples are found in one text read at this share or more (a copy reworded in places)."""
+"""... as does a rule whose word triples are found in one text read at this share or more (a copy reworded in
+places); either only when the source names every thing the rule names (`copies`)."""
 
 _WORD_RE = re.compile(r"[a-z0-9]+")
+_NUMBERED_RE = re.compile(r"\b[a-z]+ \d+\b")
 SourceKind = Literal["reflection", "trajectory", "plant"]
 
 
@@ -81,9 +84,23 @@ def _compare(rule: tuple[str, ...], source: ReadText) -> Copy:
     return Copy(source=source, shared_words=match.size, overlap=round(overlap, 3))
 
 
+def _things(text: str) -> frozenset[str]:
+    """What a text names: its ALFWorld types and its numbered objects and receptacles ("soapbar 1")."""
+    return frozenset(entity_words(text)) | frozenset(_NUMBERED_RE.findall(plain(text)))
+
+
+def copies(rule: str, copy: Copy) -> bool:
+    """Whether the comparison makes a copy: a long shared run or a high overlap, and every thing the rule names
+    named by the source too. The published reflections share their advice and their frame word for word ("I was
+    stuck in a loop in which I continually ..."), so a rule from one task's reflection differs from another's in
+    what it names."""
+    named = _things(rule)
+    close = copy.shared_words >= MIN_SHARED_WORDS or copy.overlap >= MIN_TRIPLE_OVERLAP
+    return close and bool(named) and named <= _things(copy.source.text)
+
+
 def copied_from(rule: str, texts: Sequence[ReadText]) -> Copy | None:
     """The read text the rule copies most of (longest shared run, then overlap), or None when it copies none."""
     tokens = words(rule)
-    found = [c for c in (_compare(tokens, text) for text in texts)
-             if c.shared_words >= MIN_SHARED_WORDS or c.overlap >= MIN_TRIPLE_OVERLAP]
+    found = [c for c in (_compare(tokens, text) for text in texts) if copies(rule, c)]
     return max(found, key=lambda c: (c.shared_words, c.overlap), default=None)
