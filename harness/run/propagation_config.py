@@ -77,5 +77,9 @@ class EntryConfig(BaseModel):
 
     name: Literal["propagation_entry"] = "propagation_entry"
     seed: StrictInt = Field(0, description="The requests' seed (the critic answers greedily).")
+    envs: list[str] | None = Field(
+        None, min_length=1, description="The published environments to show, in the log's order (None: every one "
+                                        "that wrote a reflection).",
+    )
     max_tokens: StrictInt = Field(STUDY_MAX_TOKENS, ge=1, description="The critic's answer limit (tokens).")
     cache: CacheConfig = Field(description="The study's answers: the committed ones are replayed by default.")

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.records.propagation import PropagationStudy
-from harness.reflection.insights.library_trace import library_findings
+from harness.reflection.insights.library_trace import build_experience, library_findings
+from harness.reflection.insights.rule_gate import contradicted, evidence_plays
 from harness.reflection.insights.trace import RESULT_FILE
 from tests.in_process import run_in_process, run_module
 from tests.runner import ROOT
@@ -74,6 +75,11 @@ def test_the_soapbar_rule_is_copied_and_contradicted_in_every_seed(replayed: tup
     assert all("On the countertop 1, you see a soapbar 1" in (r.contradicted[0].evidence or "") for r in first)
     assert {f.seed for f in findings} == set(SEEDS) and all(r.reach == 122 for r in first)
     assert "a rule both copied and contradicted in 3 of 3 seeds" in replayed[1]
+    # The gate's location check (off in the first design, so that it replays) refuses that copy with the evidence.
+    build = study.builds[0]
+    added = build.ledger.rules[0].changes[0]
+    plays = evidence_plays(added.critique, build_experience(study, build))
+    assert contradicted(added.applied.text, plays)[0].startswith("soapbar 1 from cabinet 1 -- You arrive at loc 12.")
     assert "Gate target: not evaluable: without the gate no build wrote a rule carrying its plant" in replayed[1]
 
 
