@@ -56,7 +56,9 @@ class PropagationConfig(BaseModel):
     @classmethod
     def _steps_in_the_order(cls, steps: list[int], info: ValidationInfo) -> list[int]:
         tasks = info.data.get("training_tasks")
-        outside = [step for step in steps if tasks is not None and not -tasks <= step < tasks]
+        if tasks is None:  # training_tasks itself was refused: its error is the one to say
+            return steps
+        outside = [step for step in steps if not -tasks <= step < tasks]
         if outside:
             raise ValueError(
                 f"{outside[0]} is outside the order of {tasks} training tasks; accepted: 0 to {tasks - 1}, or -1 to "

@@ -127,8 +127,8 @@ def rule_claims(rule: Rule, copy: Copy | None, experience: Sequence[ExperienceTa
 def rule_finding(rank: int, rule: Rule, experience: Sequence[ExperienceTask], build: PropagationBuild) -> RuleFinding:
     """One final rule traced against what its build read."""
     copy = rule_copy(rule.text, experience, build)
-    identity = Counter(line_identity({"domain": "alfworld", "task": game, "text": rule.text}).label
-                       for game in build.evaluation)
+    identity: Counter[str] = Counter(line_identity({"domain": "alfworld", "task": game, "text": rule.text}).label
+                                     for game in build.evaluation)
     return RuleFinding(rank=rank, count=rule.count, text=rule.text, copied=copy,
                        claims=rule_claims(rule, copy, experience), counts=_counts(rule, len(build.ledger.steps)),
                        reach=len(build.evaluation), identity=dict(identity))

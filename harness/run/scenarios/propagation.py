@@ -19,14 +19,14 @@ from harness.llm import CachedLLM, CacheStore, CallContext, ChatMessage, ModelCo
 from harness.llm.metering import MeteredLLM
 from harness.records.propagation import RESULT_FILE, Plant, PropagationBuild, PropagationStudy, StudyTask
 from harness.records.whole_file import write_whole
-from harness.reflection.insights import InsightsOptions, plan_critiques
+from harness.reflection.insights import ExpelDomain, InsightsOptions, plan_critiques
 from harness.reflection.insights.library_trace import planted_experience
 from harness.reflection.insights.rule_gate import gated_extract
 from harness.run.config import PropagationConfig
 from harness.run.lock import RunLock
 from harness.run.scenarios.plants import PlantText, plant_texts
 
-DOMAIN = "alfworld"
+DOMAIN: ExpelDomain = "alfworld"
 LENGTH_LIMIT = "length"
 """The finish reason of an answer that stopped at the critic's token limit."""
 
