@@ -108,7 +108,8 @@ def _entry(scenario: EntryConfig, model: ModelConfig, run_dir: Path) -> None:
     from harness.reflection.insights.entry_trace import entry_markdown
     from harness.run.scenarios.entry import run_entry
 
-    print(entry_markdown(run_entry(scenario, model, published_entry_tasks(), READS, SOURCE, run_dir)))
+    tasks = published_entry_tasks(scenario.envs)
+    print(entry_markdown(run_entry(scenario, model, tasks, READS, SOURCE, run_dir)))
 
 
 def _start_and_run(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> None:

@@ -57,6 +57,8 @@ def rate_cell(k: int, n: int) -> str:
 
 
 def needed_cell(k: int, n: int) -> str:
-    """The units a rate like k/n needs to be bounded below the target, for a table."""
+    """The units a rate like k/n needs to be bounded below the target, for a table ("-" with no unit)."""
+    if n == 0:
+        return "-"
     needed = units_to_bound(k, n)
     return "never" if needed is None else str(needed)

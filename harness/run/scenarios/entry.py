@@ -13,7 +13,6 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.errors import ConfigError
 from harness.llm import CachedLLM, CacheStore, CallContext, ModelConfig, chat_request, create_backend
 from harness.llm.metering import MeteredLLM
 from harness.records.insights import InsightsLedger
@@ -28,14 +27,8 @@ from harness.run.scenarios.propagation import DOMAIN, LENGTH_LIMIT
 
 def run_entry(scenario: EntryConfig, model: ModelConfig, tasks: Sequence[StudyTask], reads: str, source: str,
               run_dir: Path) -> EntryStudy:
-    """Each task's reflection shown to an empty library, written to RUN_DIR/entry.json."""
-    known = [task.experience.id for task in tasks]
-    unknown = [env for env in scenario.envs or [] if env not in known]
-    if unknown:
-        raise ConfigError(f"scenario.envs names {unknown[0]}, which wrote no reflection in the published log; "
-                          f"accepted: {', '.join(known)}.")
-    if scenario.envs is not None:
-        tasks = [task for task in tasks if task.experience.id in scenario.envs]
+    """Each task's reflection shown to an empty library, written to RUN_DIR/entry.json (`tasks`: those of
+    `scenario.envs`, chosen by the caller)."""
     lock = RunLock.acquire(run_dir)
     try:
         llm = CachedLLM(create_backend(model), CacheStore(Path(scenario.cache.path)), scenario.cache.mode)
