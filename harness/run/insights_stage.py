@@ -22,6 +22,7 @@ from harness.errors import ConfigError, LogChangedError, RunInterrupted
 from harness.llm import CallContext, LLMRequest, ModelConfig
 from harness.llm.metering import MeteredLLM
 from harness.llm.pool import LLMPool
+from harness.metrics.semantic import load_embedder
 from harness.records import TrialLog, TrialRecord
 from harness.records.insights import ExperienceTask, InsightsLedger
 from harness.records.insights_log import (
@@ -47,6 +48,7 @@ from harness.run.config import RunConfig, load_model_config
 from harness.run.interrupt import StopRequest
 from harness.run.loop import ConditionRun, LoopSettings, run_loop
 from harness.run.progress import Progress
+from harness.run.retrieved_examples import retrieved_examples
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +135,7 @@ class InsightsStage:
                     log.info("insights: fold %d of %s has no task to evaluate", fold, condition.name)
                     continue
                 ledger = self.library(condition, fold, [t for t in tasks if t.id not in folds[fold]], folds[fold], stop)
-                self.evaluate(condition, folds[fold], ledger, settings, progress, stop)
+                self.evaluate(condition, folds[fold], ledger, settings, progress, stop, tasks)
 
     def library(self, condition: ConditionRun, fold: int, training: list[ExperienceTask], evaluation: list[str],
                 stop: StopRequest | None = None) -> InsightsLedger:
@@ -205,11 +207,17 @@ class InsightsStage:
         return ModelConfig.model_validate({**load_model_config(named), **threads})
 
     def evaluate(self, condition: ConditionRun, tasks: list[str], ledger: InsightsLedger, settings: LoopSettings,
-                 progress: Callable[[int], Progress], stop: StopRequest) -> None:
-        """The fold's tasks with the rules before their prompt: one trial (ExpeL), or the run's trials (both)."""
+                 progress: Callable[[int], Progress], stop: StopRequest,
+                 experience: Sequence[ExperienceTask] = ()) -> None:
+        """The fold's tasks with the rules before their prompt: one trial (ExpeL), or the run's trials (both); with
+        `insights.fewshots=task_similarity`, each reading the examples retrieved for it from `experience`."""
         both = self.config.memory.scope == "both"
         rules = rules_message([rule.text for rule in ledger.rules], self.kind)
         domain = EvaluationDomain(self.domain, tasks, rules, reflects=both)
+        if self.config.insights.fewshots == "task_similarity":
+            examples = retrieved_examples(tasks, experience, self.kind, load_embedder())
+            domain.inner = domain.inner.with_examples(examples)
+            log.info("insights: %s: examples retrieved by task similarity for %d task(s)", condition.name, len(tasks))
         trials = settings.trials if both else 1
         evaluated = dataclasses.replace(condition, planted=None)
         run_loop(domain, [evaluated], self.evaluation, settings.model_copy(update={"trials": trials}),

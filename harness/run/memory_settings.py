@@ -57,6 +57,11 @@ class InsightsSettings(InsightsOptions):
         512, ge=1, description="The critic's answer bound (ExpeL sets none; a local model needs one)."
     )
     plant: PlantSettings | None = Field(None, description="A planted reflection (the behavioural channel); off.")
+    fewshots: Literal["fixed", "task_similarity"] = Field(
+        "fixed", description="The evaluation actor's examples: fixed (Reflexion's) or task_similarity (ExpeL's: the "
+                             "successful training trajectories of the most similar other tasks of the same type, "
+                             "embedded with the semantic extra's model; ALFWorld only).",
+    )
     critic_model: str | None = Field(
         None, description="The critic's own model option (configs/model/<name>.yaml); None: the condition's actor "
                           "model. ExpeL's code uses the agent's model; its paper's runs extract insights with gpt-4 "
@@ -76,6 +81,11 @@ def check_memory(memory: MemorySettings, insights: InsightsSettings, env: str) -
         raise ConfigError(
             f"memory.scope={memory.scope} needs ExpeL's critique prompts, which exist for "
             f"{' and '.join(INSIGHTS_DOMAINS)} only, not env={env}; accepted: env={' or env='.join(INSIGHTS_DOMAINS)}."
+        )
+    if insights.fewshots != "fixed" and env != "alfworld":
+        raise ConfigError(
+            f"insights.fewshots={insights.fewshots} replaces ALFWorld's fixed examples; env={env} keeps its own "
+            "(accepted here: insights.fewshots=fixed)."
         )
     if insights.critic_model is not None:
         check_group_choice("model", insights.critic_model, "insights.critic_model")

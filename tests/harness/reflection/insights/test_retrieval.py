@@ -60,3 +60,22 @@ def test_only_k_times_the_ratio_nearest_are_searched() -> None:
     # Without a limit, HotpotQA's count (6) of the four of the type: nearest first.
     chosen = retrieve("current", CURRENT, _pool(), _embed, "alfworld", 6)
     assert [c.task_id for c, _ in chosen] == ["pan", "plate", "bowl", "cloth"]
+
+
+def test_a_run_s_evaluation_task_reads_the_retrieved_successes_in_place_of_the_fixed_examples() -> None:
+    from harness.domains.alfworld.actor import actor_prompt
+    from harness.llm.prompts import alfworld_base_prompt
+    from harness.records.insights import ExperienceTask, ExperienceTrial
+    from harness.run.retrieved_examples import retrieved_examples
+
+    def trials(success: str) -> list[ExperienceTrial]:
+        return [ExperienceTrial(trajectory="> look", success=False), ExperienceTrial(trajectory=success, success=True)]
+
+    experience = [ExperienceTask(id=c.task_id, task=c.task, trials=trials(c.successes[-1])) for c in _pool()]
+    examples = retrieved_examples(["current"], experience, "alfworld", _embed)
+    # Two of the type, nearest first, the current task skipped; each as a task line and its success.
+    assert examples["current"] == ("Your task is to: put a clean pan in countertop.\n> " + "x" * 50 + "\n\n"
+                                   "Your task is to: put a clean plate in countertop.\n> short\n\n")
+    prompt = actor_prompt("clean", [], "You are in the middle of a room.", [], examples=examples["current"])
+    assert examples["current"] in prompt and alfworld_base_prompt("clean") not in prompt
+    assert actor_prompt("clean", [], "You are in the middle of a room.", []).startswith(alfworld_base_prompt("clean"))
