@@ -30,7 +30,7 @@ from harness.errors import EXIT_INTERRUPTED, HarnessError, RunInterrupted, fail 
 from harness.run.config_dirs import CONFIG_DIR  # noqa: E402
 from harness.records.run_dir import remove_created  # noqa: E402
 from harness.llm import ModelConfig  # noqa: E402
-from harness.run.config import EntryConfig, PropagationConfig  # noqa: E402
+from harness.run.config import EntryConfig, PropagationConfig, ReachConfig  # noqa: E402
 from harness.run.scenarios.planted_refusal import describe, run_planted_refusal  # noqa: E402
 
 if TYPE_CHECKING:
@@ -75,6 +75,9 @@ def _start(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> tuple[Exper
             if isinstance(scenario, EntryConfig):
                 _entry(scenario, prepared.config.reflector, run_dir)
                 return None, prepared_here
+            if isinstance(scenario, ReachConfig):
+                _reach(scenario, prepared.config.actor, run_dir)
+                return None, prepared_here
             outcome = run_planted_refusal(scenario, prepared.config.reflector, prepared.config.experiment.seed, run_dir)
             print(describe(outcome))
             return None, prepared_here
@@ -110,6 +113,17 @@ def _entry(scenario: EntryConfig, model: ModelConfig, run_dir: Path) -> None:
 
     tasks = published_entry_tasks(scenario.envs)
     print(entry_markdown(run_entry(scenario, model, tasks, READS, SOURCE, run_dir)))
+
+
+def _reach(scenario: ReachConfig, model: ModelConfig, run_dir: Path) -> None:
+    """Behavioural reach: a carried rule's evaluation games played by the run's actor with and without it."""
+    from harness.llm import CachedLLM, CacheStore, create_backend
+    from harness.reflection.insights.reach_trace import reach_markdown
+    from harness.run.scenarios.reach import read_build, run_reach
+
+    build = read_build(scenario)
+    llm = CachedLLM(create_backend(model), CacheStore(Path(scenario.cache.path)), scenario.cache.mode)
+    print(reach_markdown(run_reach(scenario, model.name, llm, build, run_dir)))
 
 
 def _start_and_run(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> None:

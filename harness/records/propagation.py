@@ -155,3 +155,38 @@ class EntryStudy(BaseModel):
     reads: str
     max_tokens: int
     items: list[EntryItem]
+
+
+REACH_FILE = "reach.json"
+"""A behavioural-reach study's one record."""
+Arm = Literal["with", "without"]
+"""A reach episode's rule list: the build's final one, or the same less the traced rule."""
+
+
+class ReachEpisode(BaseModel):
+    """One evaluation game played with the rule list (`with`) or with the same list less the traced rule."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    game_id: str
+    arm: Arm
+    actions: list[str]
+    success: bool
+    acted: list[str] = Field(description="The actions that act on the rule's claims (go to or open the claimed "
+                                         "receptacle, take the claimed object from it).")
+
+
+class ReachStudy(BaseModel):
+    """reach.json: one carried rule, evaluation games played with and without it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str
+    study: str = Field(description="The propagation run the rule was read from.")
+    seed: int
+    gate: bool
+    plant: str
+    rank: int = Field(ge=1, description="The rule's place in that build's final list.")
+    rule: str
+    claims: list[str] = Field(description="The rule's location claims ('soapbar 1 in cabinet 1').")
+    episodes: list[ReachEpisode]

@@ -19,7 +19,7 @@ from harness.records.registry import RegistryLoadError, UnknownNameError
 from harness.run.config_dirs import available_options, check_group_choice, option_files
 from harness.run.memory_settings import InsightsSettings, MemorySettings, check_memory
 from harness.run.metrics_settings import MetricsSettings
-from harness.run.propagation_config import EntryConfig, PropagationConfig
+from harness.run.propagation_config import EntryConfig, PropagationConfig, ReachConfig
 from harness.run.tracking_settings import TrackingSettings
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -120,8 +120,8 @@ class PlantedRefusalConfig(_Strict):
     cache: CacheConfig = Field(description="The scenario's own answers: the committed ones are replayed by default.")
 
 
-Scenario = Annotated[PlantedRefusalConfig | PropagationConfig | EntryConfig, Field(discriminator="name")]
-SCENARIO_NAMES = ("planted_refusal", "propagation", "propagation_entry")
+Scenario = Annotated[PlantedRefusalConfig | PropagationConfig | EntryConfig | ReachConfig, Field(discriminator="name")]
+SCENARIO_NAMES = ("planted_refusal", "propagation", "propagation_entry", "propagation_reach")
 
 
 class LLMSettings(_Strict):

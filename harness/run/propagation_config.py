@@ -85,3 +85,20 @@ class EntryConfig(BaseModel):
     )
     max_tokens: StrictInt = Field(STUDY_MAX_TOKENS, ge=1, description="The critic's answer limit (tokens).")
     cache: CacheConfig = Field(description="The study's answers: the committed ones are replayed by default.")
+
+
+class ReachConfig(BaseModel):
+    """Behavioural reach: a carried rule's evaluation games played with and without it
+    (harness/run/scenarios/reach.py)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Literal["propagation_reach"] = "propagation_reach"
+    study: str = Field(description="A finished experiment=propagation run directory (its propagation.json).")
+    seed: StrictInt = Field(0, description="The build's seed, and the draw of the games.")
+    gate: bool = Field(False, description="The build's gate.")
+    plant: str = Field("none", description="The build's plant kind (its first variant at its first step).")
+    rank: StrictInt = Field(1, ge=1, description="The traced rule's place in the build's final list.")
+    games: StrictInt = Field(10, ge=1, description="Evaluation games drawn (each played twice: with and without).")
+    max_steps: StrictInt = Field(30, ge=1, description="Actions per episode.")
+    cache: CacheConfig = Field(description="The actor's answers: the committed ones are replayed by default.")

@@ -26,12 +26,15 @@ from harness.records.insights import InsightsLedger
 from harness.records.propagation import (
     ENTRY_FILE,
     PLANT_KINDS,
+    REACH_FILE,
     RESULT_FILE,
     EntryStudy,
     PropagationBuild,
     PropagationStudy,
+    ReachStudy,
 )
 from harness.reflection.insights.entry_trace import entry_markdown
+from harness.reflection.insights.reach_trace import reach_markdown
 from harness.reflection.insights.library_trace import (
     build_experience,
     library_findings,
@@ -263,16 +266,18 @@ def load_study(run_dir: Path) -> PropagationStudy:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    found = [] if len(argv) != 1 else [Path(argv[0]) / name for name in (RESULT_FILE, ENTRY_FILE)
+    found = [] if len(argv) != 1 else [Path(argv[0]) / name for name in (RESULT_FILE, ENTRY_FILE, REACH_FILE)
                                          if (Path(argv[0]) / name).is_file()]
     if not found:
-        print(f"error: give one run directory holding {RESULT_FILE} or {ENTRY_FILE} (an experiment=propagation or "
-              "propagation_entry run).", file=sys.stderr)
+        print(f"error: give one run directory holding {RESULT_FILE}, {ENTRY_FILE} or {REACH_FILE} (an "
+              "experiment=propagation, propagation_entry or propagation_reach run).", file=sys.stderr)
         return 2
     path = found[0]
     try:
         if path.name == ENTRY_FILE:
             text = entry_markdown(EntryStudy.model_validate_json(path.read_bytes()))
+        elif path.name == REACH_FILE:
+            text = reach_markdown(ReachStudy.model_validate_json(path.read_bytes()))
         else:
             text = markdown(PropagationStudy.model_validate_json(path.read_bytes()))
     except (OSError, ValueError) as error:  # a ValidationError is a ValueError
