@@ -14,6 +14,8 @@ from pathlib import Path
 
 from harness.errors import ConfigError
 from harness.records import MANIFEST_FILE, TRIALS_FILE, read_manifest
+from harness.records.propagation import ENTRY_FILE, REACH_FILE
+from harness.records.propagation import RESULT_FILE as PROPAGATION_FILE
 from harness.records.whole_file import temporary_of
 
 # What a run directory may hold before its first manifest: the lock, the log, the records (kept or refused by the
@@ -143,6 +145,15 @@ def _can_create_in(directory: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+def run_marker(scenario: object) -> str:
+    """The file that makes a directory a run's: a plant-and-trace study's propagation.json, an entry study's
+    entry.json, a reach study's reach.json (they write no manifest, and the same command runs them again, their
+    cache answering what was asked), else the manifest. `scenario`: the
+    config's `scenario.name`, if any."""
+    markers = {"propagation": PROPAGATION_FILE, "propagation_entry": ENTRY_FILE, "propagation_reach": REACH_FILE}
+    return markers.get(str(scenario), MANIFEST_FILE)
 
 
 def check_run_dir_contents(

@@ -74,6 +74,7 @@ class AlfworldDomain(Domain):
                 on_step=on_step,
                 newline_before_prompt=self.newline_before_prompt,
                 rules=self.rules,
+                examples=self.examples.get(task_id, ""),
             )
             env_seconds, env_cpu_seconds = env.env_seconds, env.cpu_seconds
         return Attempt(
