@@ -44,7 +44,7 @@ from harness.reflection.insights import (
     rules_message,
     split_folds,
 )
-from harness.run.config import RunConfig, load_model_config
+from harness.run.config import RunConfig
 from harness.run.interrupt import StopRequest
 from harness.run.loop import ConditionRun, LoopSettings, run_loop
 from harness.run.progress import Progress
@@ -204,7 +204,7 @@ class InsightsStage:
         if named is None:
             return actor
         threads = {"n_threads": self.config.llm.n_threads} if self.config.llm.n_threads is not None else {}
-        return ModelConfig.model_validate({**load_model_config(named), **threads})
+        return named.model_copy(update=threads)
 
     def evaluate(self, condition: ConditionRun, tasks: list[str], ledger: InsightsLedger, settings: LoopSettings,
                  progress: Callable[[int], Progress], stop: StopRequest,

@@ -6,13 +6,13 @@ read by every evaluation task), and how the library is built.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from harness.errors import ConfigError
+from harness.llm import ModelConfig
 from harness.reflection.insights import ExpelDomain, InsightsOptions
-from harness.run.config_dirs import check_group_choice
 
 MemoryScope = Literal["trial", "insights", "both"]
 INSIGHTS_DOMAINS: tuple[str, ...] = get_args(ExpelDomain)
@@ -62,11 +62,23 @@ class InsightsSettings(InsightsOptions):
                              "successful training trajectories of the most similar other tasks of the same type, "
                              "embedded with the semantic extra's model; ALFWorld only).",
     )
-    critic_model: str | None = Field(
-        None, description="The critic's own model option (configs/model/<name>.yaml); None: the condition's actor "
-                          "model. ExpeL's code uses the agent's model; its paper's runs extract insights with gpt-4 "
-                          "and act with gpt-3.5-turbo.",
+    critic_model: ModelConfig | None = Field(
+        None, description="The critic's own model: a configs/model option Hydra composed here "
+                          "(insights.critic_model=<option>, as a role's model); None: the condition's actor model. "
+                          "ExpeL's code uses the agent's model; its paper's runs extract insights with gpt-4 and act "
+                          "with gpt-3.5-turbo.",
     )
+
+    @field_validator("critic_model", mode="before")
+    @classmethod
+    def _composed(cls, value: Any) -> Any:
+        if isinstance(value, str):  # a name written as a value in a file: Hydra composes no option from it
+            raise ValueError(
+                "it names a model as a value, which Hydra does not compose; choose it with "
+                f"insights.critic_model={value} on the command line, or `- override /model@insights.critic_model: "
+                f"{value}` in a defaults list"
+            )
+        return value
 
 
 def check_memory(memory: MemorySettings, insights: InsightsSettings, env: str) -> None:
@@ -87,8 +99,6 @@ def check_memory(memory: MemorySettings, insights: InsightsSettings, env: str) -
             f"insights.fewshots={insights.fewshots} replaces ALFWorld's fixed examples; env={env} keeps its own "
             "(accepted here: insights.fewshots=fixed)."
         )
-    if insights.critic_model is not None:
-        check_group_choice("model", insights.critic_model, "insights.critic_model")
     if insights.only_fold is not None and insights.only_fold >= insights.folds:
         raise ConfigError(
             f"insights.only_fold = {insights.only_fold} is invalid: folds are numbered 0 to {insights.folds - 1}."

@@ -18,6 +18,7 @@ from harness.records.insights_log import EVALUATION_FILE
 from harness.records.trial import read_trials
 from harness.reflection import get_source
 from harness.reflection.insights import replay, rules_message, run_libraries
+from harness.cli.overrides import normalize_override
 from harness.run.config import RunConfig
 from harness.run.validation import validate_config
 from harness.run.config_dirs import CONFIG_DIR
@@ -138,14 +139,15 @@ def test_edit_zero_on_an_empty_list_is_dropped_and_the_library_resumes_and_reads
 
 
 def test_the_critic_is_its_own_role_model_when_named(tmp_path: Path) -> None:
-    # ExpeL's paper extracts insights with a stronger model than the actor's; the default stays the actor's.
+    # ExpeL's paper extracts insights with a stronger model than the actor's; the default stays the actor's. The named
+    # model is composed by Hydra as a role's is (insights.critic_model=<option> -> model@insights.critic_model=...).
     config = _config("insights")
     stage = InsightsStage(config, build_domain(config.env), None, tmp_path, lambda: None)  # type: ignore[arg-type]
     assert stage._critic_model("self_diagnosis") == config.conditions[0].actor
-    named = config.model_copy(update={"insights": config.insights.model_copy(update={"critic_model": "gpt-4o-mini"})})
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        named = validate_config(compose(config_name="config", overrides=[
+            "env=hotpotqa", "memory.scope=insights", normalize_override("insights.critic_model=gpt-4o-mini")]))
     stage = InsightsStage(named, build_domain(named.env), None, tmp_path, lambda: None)  # type: ignore[arg-type]
     assert stage._critic_model("self_diagnosis").name == "gpt-4o-mini" != config.conditions[0].actor.name
     with pytest.raises(ConfigError, match="insights.critic_model=gpt-9 is not a known model; accepted: "):
-        with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-            validate_config(compose(config_name="config", overrides=[
-                "env=hotpotqa", "memory.scope=insights", "insights.critic_model=gpt-9"]))
+        normalize_override("insights.critic_model=gpt-9")
