@@ -82,6 +82,14 @@ def read_answer(answer: object, *, chat: bool, max_tokens: int, config: ModelCon
         raise UnusableAnswer("a 200 answer with an empty choices list")
     choice = read.choices[0]
     text = choice.message.content if isinstance(choice, _ChatChoice) else choice.text
+    _refuse_lone_surrogates(
+        {
+            "text": text,
+            "model": read.model,
+            "system_fingerprint": read.system_fingerprint,
+            "finish_reason": choice.finish_reason,
+        }
+    )
     bound = answer_bound(max_tokens, config)
     if len(text) > bound:
         raise UnusableAnswer(
@@ -98,6 +106,20 @@ def read_answer(answer: object, *, chat: bool, max_tokens: int, config: ModelCon
         system_fingerprint=read.system_fingerprint,
         finish_reason=choice.finish_reason,
     )
+
+
+def _refuse_lone_surrogates(fields: dict[str, str | None]) -> None:
+    """JSON's \\udfff escape alone (a server cutting an emoji in half) reads as a character that no UTF-8 can
+    hold: the records and the cache could not be written."""
+    for name, value in fields.items():
+        if value is not None:
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as error:
+                lone = ascii(value[error.start : error.end])
+                raise UnusableAnswer(
+                    f"a 200 answer whose {name} holds a lone surrogate ({lone}), which is no character"
+                ) from None
 
 
 def _usage(usage: _Usage | None) -> Usage:

@@ -109,6 +109,11 @@ class OpenAIBackend:
             # The SDK parses a 200's body without catching these: a proxy or overloaded server can cut it short or
             # send bytes that are no UTF-8.
             raise UnusableAnswer(f"a 200 answer whose body is not valid JSON ({error})") from error
+        except RecursionError as error:
+            # json.loads recurses once per nesting level: a hostile or broken body of 100,000 brackets.
+            raise UnusableAnswer(
+                f"a 200 answer whose JSON body is nested deeper than the parser goes ({error})"
+            ) from error
         latency = time.perf_counter() - started
         return read_answer(answer, chat=chat, max_tokens=request.max_tokens, config=self.config, latency_s=latency)
 
