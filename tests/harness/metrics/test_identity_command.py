@@ -109,6 +109,21 @@ def test_a_reader_that_stops_reading_ends_it_quietly(tmp_path: Path) -> None:
     assert error == "" and code == 141  # 128 + SIGPIPE, as `python -m harness.gate show | head` exits
 
 
+def test_a_closed_standard_output_is_one_sentence_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'The identity command gives a traceback when stdout is closed' (`>&-`, where Python's sys.stdout is None)."""
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps({"domain": "alfworld", "task": MUG_TO_DESK, "text": "take the mug"}) + "\n")
+    monkeypatch.setattr(sys, "stdout", None)
+    with pytest.raises(SystemExit) as stopped:
+        main([str(path)])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err == (
+        "error: standard output is closed, and the labelled lines are written there; send it to a file or a pipe.\n"
+    )
+
+
 def test_the_usage_prints_as_its_lines() -> None:
     result = _run()
     lines = result.stderr.splitlines()
