@@ -23,6 +23,7 @@ from benchmarks.recorded_server import Answer, RecordedHandler, RecordedServer, 
 FaultKind = Literal[
     "status", "timeout", "drop", "malformed_json", "empty_choices", "truncated", "trickle",
     "non_utf8", "html", "null_text", "negative_usage", "oversized", "no_usage", "deep_json", "lone_surrogate",
+    "huge_usage",
 ]  # fmt: skip
 
 
@@ -42,7 +43,8 @@ class Fault:
     oversized: 200 whose answer is `size` characters, whatever max_tokens asked for;
     no_usage: the recorded answer without token counts (no fault: a server that counts none);
     deep_json: 200 whose JSON body nests 100,000 lists deep; lone_surrogate: 200 whose answer text is an escaped
-    lone surrogate, "\\udfff" (what a server cutting an emoji in half sends).
+    lone surrogate, "\\udfff" (what a server cutting an emoji in half sends); huge_usage: 200 counting 10**30
+    prompt tokens.
     """
 
     kind: FaultKind
@@ -145,6 +147,7 @@ _BROKEN_BODIES = {
     "oversized": lambda body, fault: _choice_text(body, "Reflection: " + "x" * (fault.size - len("Reflection: "))),
     "no_usage": _no_usage,
     "lone_surrogate": lambda body, fault: _choice_text(body, "half an emoji: \udfff"),
+    "huge_usage": lambda body, fault: {**body, "usage": {**body["usage"], "prompt_tokens": 10**30}},
 }
 
 
