@@ -175,6 +175,9 @@ def stop_embedded_models() -> None:
     """Stop every embedded model of the process (at its exit): see the module's docstring."""
     with _shared_lock:
         models = list(_shared.values())
+    # llama.cpp reports the aborted decode as an error ("decode: removing memory module entries ..."): expected
+    # here, and no line for the terminal after the run's last one.
+    logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL)
     for model in models:
         if not model.stop(STOP_WAIT_S):
             log.warning(
