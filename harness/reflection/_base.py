@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from abc import ABC, abstractmethod
 from typing import Any, Callable, ClassVar, TypeVar
 
@@ -83,11 +84,14 @@ def checked_reflection(
     print them as they are).
     """
     where = f"reflection source {source.name!r} (condition {condition})"
+    # A KeyboardInterrupt outside the main thread is never the user's (Python delivers signals to the main thread),
+    # and sys.exit() on a trial's thread would end the run without a word.
+    caught = (Exception, SystemExit) if threading.current_thread() is threading.main_thread() else BaseException
     try:
         found = reflect()
     except HarnessError:
         raise
-    except Exception as error:
+    except caught as error:
         if type(source).__module__.split(".")[0] == "harness":
             raise  # the harness's own bug: its traceback
         raise SourceOutputError(

@@ -7,6 +7,7 @@ reflect() raises (registered from here).
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,14 @@ import pytest
 from harness.domains.base import ReflectionHooks, ReflectionInput
 from harness.llm.metering import MeteredLLM
 from harness.records import read_manifest, read_trials
-from harness.reflection import SOURCES, Reflection, ReflectionSource, register_source
+from harness.reflection import (
+    SOURCES,
+    Reflection,
+    ReflectionSource,
+    SourceOutputError,
+    checked_reflection,
+    register_source,
+)
 from tests.plugins.install import install_plugin
 from tests.runner import ROOT, run_cli, run_process
 
@@ -120,3 +128,29 @@ def test_a_source_from_outside_whose_reflect_raises_ends_the_run_with_one_senten
         "trial 0: the critic is down \u241b[2J\u241b[31mbadly\u241b[0m; it is the source's failure, not the harness's."
     )
     assert ("self_diagnosis", 0) in {(r.condition, r.trial) for r in read_trials(run)}
+
+
+@pytest.mark.parametrize("thrown", [SystemExit(0), KeyboardInterrupt()], ids=["sys.exit(0)", "KeyboardInterrupt"])
+def test_a_source_from_outside_that_exits_on_a_trial_thread_is_its_failure_not_the_runs_end(
+    thrown: BaseException,
+) -> None:
+    """sys.exit(0) in reflect() on a trial's thread would end the run with exit 0 and no word; a KeyboardInterrupt
+    there is never the user's Ctrl-C (signals reach the main thread only)."""
+
+    def reflect() -> Reflection:
+        raise thrown
+
+    caught: list[BaseException] = []
+
+    def play() -> None:
+        try:
+            checked_reflection(reflect, _Raises(memory_window=3), "r", "task-1", 0)
+        except BaseException as error:
+            caught.append(error)
+
+    thread = threading.Thread(target=play)
+    thread.start()
+    thread.join()
+    (error,) = caught
+    assert isinstance(error, SourceOutputError)
+    assert str(error).startswith(f"reflection source 'raises_in_test' (condition r) raised {type(thrown).__name__}")
