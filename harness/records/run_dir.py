@@ -114,6 +114,16 @@ def run_holding(path: Path) -> tuple[Path, str] | None:
     return None
 
 
+def check_in_no_run(path: Path, label: str, consequence: str) -> None:
+    """ConfigError when `path` is, or is inside, a run's directory: what a command writes there would land among
+    that run's files. `consequence` ends the sentence: what would happen, and what to give instead."""
+    found = run_holding(path)
+    if found is not None:
+        directory, held = found
+        where = "" if directory == Path(os.path.realpath(path)) else f"inside {directory}, "
+        raise ConfigError(f"{label} {path} is {where}a run's directory (it holds {held}), {consequence}.")
+
+
 def check_not_inside_run(path: Path, label: str) -> None:
     """Refuse `path` when a directory above it holds a run (its manifest or records): a run written inside another
     run's directory would mix its files into that run's, and be copied, moved or deleted with it.

@@ -85,9 +85,18 @@ def planted(config: RunConfig) -> tuple[str, str] | None:
 
 
 def check_insights(config: RunConfig, domain: Domain) -> None:
-    """Raise ConfigError for what the config alone could not check: the planted task, a gated condition."""
+    """Raise ConfigError for what the config alone could not check: the folds against the tasks, the planted task,
+    a gated condition."""
     if config.memory.scope == "trial":
         return
+    folds, tasks = config.insights.folds, len(domain.task_ids())
+    if folds > tasks:
+        # ExpeL deals the tasks round the folds: a fold beyond the task count is evaluated on nothing.
+        accepted = f"accepted: 2 to {tasks}" if tasks >= 2 else "memory.scope=insights needs at least 2 tasks"
+        raise ConfigError(
+            f"insights.folds = {folds} is invalid: the run has {tasks} task(s), and each fold is evaluated on a share "
+            f"of them; {accepted}."
+        )
     plant = config.insights.plant
     if plant is not None and plant.task not in domain.task_ids():
         raise ConfigError(

@@ -202,23 +202,21 @@ def play_trial(
     reflection = Reflection(text=None)
     reflects = domain.reflects_after_last_trial or not last_trial
     if reflects and not domain.finished(attempt.success, attempt.end_reason):
-        found = source.reflect(
-            ReflectionInput(
-                domain=domain.name,
-                task_id=task_id,
-                task_text=attempt.task_text,
-                scenario=attempt.scenario,
-                trajectory=attempt.trajectory,
-                end_reason=attempt.end_reason,
-                max_steps=domain.max_steps,
-                evidence=attempt.details,
-                memory=window,
-                seed=seed,
-            ),
-            domain.reflection,
-            reflector,
+        reflecting = ReflectionInput(
+            domain=domain.name,
+            task_id=task_id,
+            task_text=attempt.task_text,
+            scenario=attempt.scenario,
+            trajectory=attempt.trajectory,
+            end_reason=attempt.end_reason,
+            max_steps=domain.max_steps,
+            evidence=attempt.details,
+            memory=window,
+            seed=seed,
         )
-        reflection = checked_reflection(found, source, condition.name, task_id, trial)
+        reflection = checked_reflection(
+            lambda: source.reflect(reflecting, domain.reflection, reflector), source, condition.name, task_id, trial
+        )
         if condition.gate is not None:
             reflection = condition.gate.admit(gate_scope(task_id, repeat), trial, reflection)
     meters = (actor, reflector)

@@ -16,6 +16,7 @@ from harness.report import REPORT_FILE
 from harness.cli.report import main as report_main
 from harness.report._propagation_plot import CARRIERS_BY_STEP
 from harness.report.html import HTML_FILE
+from harness.report.index import index_rows
 from tests.harness.report.commonmark import html_tags, html_urls, link_targets, tables
 from tests.in_process import call_main
 from tests.runner import run_cli
@@ -117,3 +118,16 @@ def test_an_unreadable_study_record_is_one_sentence(tmp_path: Path) -> None:
     result = call_main(report_main, [str(tmp_path)])
     assert result.returncode != 0 and result.stderr.count("\n") == 1
     assert f"{tmp_path / RESULT_FILE} is not a propagation record of this harness" in result.stderr
+
+
+def test_the_index_lists_a_propagation_run_with_its_builds_and_the_gate_target(
+    played: tuple[Path, str, ScriptedCritic],
+) -> None:
+    """'The index page leaves propagation runs out, with no row or note.'"""
+    run_dir, stdout, _ = played
+    (row,) = [row for row in index_rows(run_dir.parent, run_dir.parent) if row.path == "run"]
+    assert (row.kind, row.status, row.domains) == ("propagation", "finished", ["alfworld"])
+    assert row.models == ["openai-compatible"]
+    assert row.conditions == ["none", "off_task"] and row.report == f"run/{HTML_FILE}"
+    assert row.figures[0] == f"4 rule libraries: seeds {SEED}; plants none, off_task; gate off, on"
+    assert row.figures[1].startswith("Gate target (met)") and row.figures[1] in stdout
