@@ -17,9 +17,10 @@ SEMANTIC_THRESHOLD = 0.975
 Calibrated on the published ALFWorld runs (reflexion_run_logs and base_run_logs, 263 reflections after the
 first of a task), where repeats are near-identical text and difflib's rule (ratio >= 0.85) is trustworthy: over
 cosine thresholds 0.950, 0.955, ..., 0.990, 0.975 gives the highest Cohen's kappa between the two rules'
-per-reflection repeat verdicts (0.76, 88% agreement). Lower thresholds flag plans that merely share the
-task's vocabulary: reflections of one ALFWorld task are rarely below cosine 0.9. tests/harness/test_semantic.py
-recomputes the calibration.
+per-reflection repeat verdicts (0.76, 88% agreement): in-sample, and an agreement of two rules. Lower thresholds
+flag plans that merely share the task's vocabulary: reflections of one ALFWorld task are rarely below cosine 0.9.
+tests/harness/metrics/test_semantic.py recomputes the calibration, and the check against a reader where the rules
+disagree (tests/fixtures/semantic_validation/: neither rule beyond chance there).
 """
 
 
