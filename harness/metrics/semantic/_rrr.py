@@ -53,9 +53,10 @@ def semantic_repetition_rate(vectors: np.ndarray, threshold: float = SEMANTIC_TH
 
     Definition: the share of reflections after the first whose cosine similarity to some earlier
     reflection of the same task is >= `threshold`. None below two reflections, as for difflib's RRR:
-    there is nothing to repeat, and 0 would read as "never repeats".
+    there is nothing to repeat, and 0 would read as "never repeats"; None too when every row is zero, every
+    reflection blank (`blank_rows_zeroed`), as difflib's RRR of a silent memory (harness.metrics.core.is_silent).
     """
-    if len(vectors) < 2:
+    if len(vectors) < 2 or not np.any(vectors):
         return None
     earlier = max_earlier_cosines(vectors)
     return sum(cosine >= threshold for cosine in earlier) / len(earlier)
