@@ -14,6 +14,7 @@ from harness.domains.frozen_in import frozen_in_run
 from harness.metrics.semantic import blank_rows_zeroed, semantic_repetition_rate
 from harness.metrics.thresholds import DEFAULT_THRESHOLDS
 from harness.records import TrialLog
+from harness.metrics.figures import Measured, report_cells
 from harness.metrics.run import run_metrics
 from harness.records import RunPlan
 from tests.harness.factories import make_record
@@ -64,3 +65,5 @@ def test_a_silent_chain_is_counted_silent_not_unfrozen() -> None:
     assert (totals.rrr_defined, totals.frozen, totals.frozen_share) == (1, 1, 1.0)
     assert [task.figures["silent"] for task in report.tasks] == [1.0, 0.0]
     assert report.figures["silent"] == 0.5
+    # The condition table's frozen cell says so beside the share it stands outside of.
+    assert "1/1 (100%); 1 silent" in report_cells(Measured(report.totals, report.tasks))
