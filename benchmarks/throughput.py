@@ -26,9 +26,10 @@ py-spy to each run once its loop starts and writes the samples of whichever thre
 (`<out>.c<N>.profile.txt`, collapsed stacks), and prints where the loop's went by the harness code that spent them.
 
 The ideal (`ideal_loop_s`, and `bound` naming what sets it) is the longest of: the episodes played as chains of
-their LLM waits, their engine CPU and the harness's CPU at concurrency 1's rate a step, nothing waiting, started in
-the loop's order as slots free up (`episodes`); that harness CPU of all steps on one core, as the harness's Python
-holds one at most (`harness`); the harness's and the engine's CPU spread over the machine's cores (`cpu`).
+their LLM waits, their engine CPU and the harness's CPU at the least a step any of the runs took (contention only
+adds to it), nothing waiting, started in the loop's order as slots free up (`episodes`); that harness CPU of all
+steps on one core, as the harness's Python holds one at most (`harness`); the harness's and the engine's CPU
+spread over the machine's cores (`cpu`).
 `share_of_ideal` is ideal_loop_s over loop_s; peak RSS is sampled over the run's process and its workers.
 """
 
@@ -225,8 +226,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             fill_translations(translations_for(1, args, Path(scratch)), args.games)
         runs = [run_at(n, args, Path(scratch)) for n in sorted(args.concurrency)]
     base = runs[0]
-    # The harness's CPU a step at concurrency 1, where nothing competes with it: the least it needs.
-    floor_ms = base["harness_cpu_ms_per_step"] or 0.0
+    # The least CPU the harness spent a step in any run: what it needs, without what contention added.
+    floor_ms = min((run["harness_cpu_ms_per_step"] for run in runs if run["harness_cpu_ms_per_step"]), default=0.0)
     for run in runs:
         run["ideal_loop_s"], run["bound"] = ideal_loop(run, floor_ms)
         run["speedup"] = round(run["episodes_per_min"] / base["episodes_per_min"], 2)
@@ -274,7 +275,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"at {bound}x (Amdahl); engine CPU per episode at concurrency 1: {base['alfworld_s'] / base['episodes']:.3f} s "
             f"in the engine (alfworld_s / episodes), {base['engine_cpu_per_episode_s']} s of its CPU.",
             f"Ideal: the longest of the episodes played as chains of LLM waits and their own CPU (the harness's at "
-            f"concurrency 1's {floor_ms} ms a step, the engine's) in the loop's order, that harness CPU on one core, "
+            f"least {floor_ms} ms a step of these runs, the engine's) in the loop's order, that harness CPU on one core, "
             f"and the harness's and engine's CPU over the {CORES} cores; `bound` names which.",
             *profiles,
         ),
