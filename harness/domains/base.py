@@ -32,6 +32,9 @@ class Attempt(BaseModel):
     scenario: str = Field(description="The text a reflector reads about the attempt.")
     env_s: float = Field(description="Seconds inside the environment (ALFWorld engine, sandbox).")
     env_cpu_s: float | None = Field(None, description="CPU seconds of the environment itself, where it measures them.")
+    env_wait_s: float | None = Field(
+        None, description="Seconds of env_s spent waiting for an engine worker busy with another episode, where measured."
+    )
     details: AttemptDetails | None = Field(
         None, description="Domain evidence kept in the record: the model its `kind` names (`harness.records.attempt`)."
     )

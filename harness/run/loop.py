@@ -249,6 +249,7 @@ def play_trial(
             env_s=attempt.env_s,
             env_cpu_s=attempt.env_cpu_s,
             llm_s=sum(m.wait_s for m in meters),
+            engine_wait_s=attempt.env_wait_s,
         ),
     )
     identity = identity_rule(domain.name)
@@ -264,13 +265,18 @@ def pending_trials(
 ) -> list[PendingTrial]:
     """(condition, task, repeat) still to play in this trial, condition by condition: not recorded, not over."""
     done = trial_log.keys()
+    # Each chain's records picked out once: a study's thousands of chains would otherwise each scan every record.
+    chains: dict[tuple[str, str, int], list[TrialRecord]] = {}
+    for record in trial_log.records:
+        chains.setdefault((record.task_id, record.condition, record.repeat), []).append(record)
     pending = []
     for condition in conditions:
         for repeat in range(repeats):
             for task_id in domain.task_ids():
                 if (task_id, condition.name, trial, repeat) in done:
                     continue
-                history = task_history(trial_log.records, task_id, condition.name, trial, domain, repeat)
+                chain = chains.get((task_id, condition.name, repeat), [])
+                history = task_history(chain, task_id, condition.name, trial, domain, repeat)
                 if not history.finished:
                     pending.append((condition, task_id, repeat, history))
     return pending
