@@ -10,6 +10,7 @@ check reads each play's first sightings. A test checks the shipped file's tasks 
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 
 from harness.audit.sources import DEFAULT_ROOT, LOADERS, discover_sources
@@ -26,8 +27,15 @@ _MAX_STEPS = 50
 
 def published_tasks(source: str = SOURCE) -> list[PublishedTask]:
     """The published run's environments, through the audit's loader for its format."""
+    return list(_published(source))
+
+
+@lru_cache(maxsize=4)
+def _published(source: str) -> tuple[PublishedTask, ...]:
+    # The committed logs do not change under a process, and finding and parsing one takes about half a second (every
+    # log under data/reflexion-logs is looked at to find it); a study and its tests read it many times.
     (found,) = [s for s in discover_sources() if s.name == source]
-    return LOADERS.get(found.format)(found)
+    return tuple(LOADERS.get(found.format)(found))
 
 
 def env_games() -> dict[str, str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from harness.domains.alfworld.vocabulary import OBJECT_TYPES, RECEPTACLE_TYPES, find_names
@@ -26,6 +27,7 @@ Verdict = Literal["confirmed", "contradicted", "unverifiable"]
 VERDICTS: tuple[Verdict, ...] = ("confirmed", "contradicted", "unverifiable")
 
 
+@lru_cache(maxsize=8192)
 def plain(text: str) -> str:
     """The text as every rule reading it sees it: NFKC, format characters gone, accents and case folded."""
     return fold_accents(normalize_text(text).text)

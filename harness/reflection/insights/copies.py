@@ -84,6 +84,7 @@ def _compare(rule: tuple[str, ...], source: ReadText) -> Copy:
     return Copy(source=source, shared_words=match.size, overlap=round(overlap, 3))
 
 
+@lru_cache(maxsize=4096)
 def _things(text: str) -> frozenset[str]:
     """What a text names: its ALFWorld types and its numbered objects and receptacles ("soapbar 1")."""
     return frozenset(entity_words(text)) | frozenset(_NUMBERED_RE.findall(plain(text)))
@@ -101,6 +102,13 @@ def copies(rule: str, copy: Copy) -> bool:
 
 def copied_from(rule: str, texts: Sequence[ReadText]) -> Copy | None:
     """The read text the rule copies most of (longest shared run, then overlap), or None when it copies none."""
+    return _copied_from(rule, tuple(texts))
+
+
+@lru_cache(maxsize=1024)
+def _copied_from(rule: str, texts: tuple[ReadText, ...]) -> Copy | None:
+    # A study's builds of one seed read the same texts and keep the same rules, and the trace and the report both
+    # ask: each comparison is made once.
     tokens = words(rule)
     found = [c for c in (_compare(tokens, text) for text in texts) if copies(rule, c)]
     return max(found, key=lambda c: (c.shared_words, c.overlap), default=None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -127,11 +128,21 @@ def rule_claims(rule: Rule, copy: Copy | None, experience: Sequence[ExperienceTa
 def rule_finding(rank: int, rule: Rule, experience: Sequence[ExperienceTask], build: PropagationBuild) -> RuleFinding:
     """One final rule traced against what its build read."""
     copy = rule_copy(rule.text, experience, build)
-    identity: Counter[str] = Counter(line_identity({"domain": "alfworld", "task": game, "text": rule.text}).label
-                                     for game in build.evaluation)
     return RuleFinding(rank=rank, count=rule.count, text=rule.text, copied=copy,
                        claims=rule_claims(rule, copy, experience), counts=_counts(rule, len(build.ledger.steps)),
-                       reach=len(build.evaluation), identity=dict(identity))
+                       reach=len(build.evaluation), identity=identity_counts(rule.text, build.evaluation))
+
+
+def identity_counts(text: str, games: Sequence[str]) -> dict[str, int]:
+    """How many of the evaluation games each task-identity label a rule's text gets against."""
+    return dict(_identity_counts(text, tuple(games)))
+
+
+@lru_cache(maxsize=1024)
+def _identity_counts(text: str, games: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    # The same rule is labelled against the same evaluation games in every build of a seed, by the trace and the report.
+    labels = Counter(line_identity({"domain": "alfworld", "task": game, "text": text}).label for game in games)
+    return tuple(labels.items())
 
 
 def library_findings(study: PropagationStudy) -> list[LibraryFinding]:

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.domains.registry import line_identity
 from harness.records.insights import InsightsLedger
 from harness.records.propagation import (
     PLANT_KINDS,
@@ -30,6 +29,7 @@ from harness.records.propagation import (
 )
 from harness.reflection.insights.library_trace import (
     build_experience,
+    identity_counts,
     library_findings,
     notable_summary,
     notable_table,
@@ -105,9 +105,7 @@ def trace(build: PropagationBuild, marker_words: Sequence[str] | None = None,
     ledger = build.ledger
     written = [(s.step, o) for s in ledger.steps for o in s.operations if o.kind in ("ADD", "EDIT")]
     carriers = [
-        Carrier(rank=rank, count=rule.count, text=rule.text, identity=dict(Counter(
-            line_identity({"domain": "alfworld", "task": game, "text": rule.text}).label for game in build.evaluation
-        )))
+        Carrier(rank=rank, count=rule.count, text=rule.text, identity=identity_counts(rule.text, build.evaluation))
         for rank, rule in enumerate(ledger.rules, 1) if carries(rule.text, words)
     ]
     copied = contradicted = False
