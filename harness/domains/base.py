@@ -7,7 +7,7 @@ import copy
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,6 +18,9 @@ from harness.records.attempt import AttemptDetails
 from harness.records.details import ReflectionDetails
 from harness.records.gate import Turn
 from harness.records.step import Step
+
+EvaluationActor = Literal["reflexion", "expel"]
+"""Who plays an insight stage's evaluation trials: Reflexion's actor, or ExpeL's own (ALFWorld)."""
 
 
 class Attempt(BaseModel):
@@ -117,6 +120,20 @@ class Domain(ABC):
     examples: Mapping[str, str] = {}
     """memory.scope insights with `insights.fewshots=task_similarity`: per task, the retrieved examples its actor
     reads in place of the fixed ones (ExpeL's evaluation); empty: the fixed ones. Only ALFWorld reads it."""
+
+    actor: EvaluationActor = "reflexion"
+    """memory.scope insights with `insights.actor=expel`: the evaluation actor is ExpeL's own (only ALFWorld has it)."""
+
+    def with_actor(self, actor: EvaluationActor, max_steps: int) -> Domain:
+        """This domain with its trials played by `actor` within `max_steps` steps."""
+        copied = copy.copy(self)
+        copied.actor, copied.max_steps = actor, max_steps
+        return copied
+
+    def task_opening(self, task_id: str) -> str | None:
+        """The task as its actor first reads it, recomputed (records keep only the task sentence): ALFWorld's room
+        description, a blank line and "Your task is to: ..." (ExpeL's task text); None where the domain cannot."""
+        return None
 
     def with_rules(self, rules: str) -> Domain:
         """This domain (sharing what it holds) with its actor reading `rules`."""

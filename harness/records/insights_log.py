@@ -44,6 +44,8 @@ class LibraryOpened(BaseModel):
     max_num_rules: int
     success_critique_num: int
     read_reflections: bool
+    room_description: bool = Field(False, description="The critic read each task with its room (ALFWorld).")
+    without_room: list[str] = Field(default_factory=list, description="Tasks whose room could not be recomputed.")
     critiques: int = Field(ge=0, description="The critiques planned, in ExpeL's order.")
     plant: PlantRecord | None = None
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import cast
 from pathlib import Path
 
+from harness.domains.alfworld.expel_actor import EXPEL_MAX_STEPS
 from harness.domains.base import Attempt, Domain
 from harness.errors import ConfigError, LogChangedError, RunInterrupted
 from harness.llm import CallContext, LLMRequest, ModelConfig
@@ -129,6 +130,7 @@ class InsightsStage:
         self.lines = [line.root for line in self.log.repair()[0]]
         self.evaluation = TrialLog(run_dir, guard=guard, file=EVALUATION_FILE)
         self.recorded = 0  # training trials, named in a stop's message
+        self.openings: dict[str, str | None] = {}  # insights.room_description: each task's opening, once per run
 
     def run(self, conditions: Sequence[ConditionRun], training: Sequence[TrialRecord], settings: LoopSettings,
             progress: Callable[[int], Progress], stop: StopRequest) -> None:
@@ -137,6 +139,8 @@ class InsightsStage:
         self.recorded = len(training)
         for condition in conditions:
             tasks = experience_tasks(training, condition.name, self.domain.task_ids())
+            if insights.room_description:
+                tasks = self._with_openings(tasks)
             folds = split_folds(tasks, insights.folds, random.Random(insights.fold_seed))
             chosen = range(len(folds)) if insights.only_fold is None else [insights.only_fold]
             for fold in chosen:
@@ -145,6 +149,18 @@ class InsightsStage:
                     continue
                 ledger = self.library(condition, fold, [t for t in tasks if t.id not in folds[fold]], folds[fold], stop)
                 self.evaluate(condition, folds[fold], ledger, settings, progress, stop, tasks)
+
+    def _with_openings(self, tasks: list[ExperienceTask]) -> list[ExperienceTask]:
+        """Each task's text as its actor first read it (ALFWorld: the room's description, then the task sentence),
+        recomputed by the domain, since records keep only the sentence; a task it cannot recompute keeps that."""
+        for task in tasks:
+            if task.id not in self.openings:
+                self.openings[task.id] = self.domain.task_opening(task.id)
+        unknown = [task.id for task in tasks if self.openings[task.id] is None]
+        if unknown:
+            log.warning("insights: no room description for %d task(s) (%s): the critic reads their task sentence",
+                        len(unknown), ", ".join(unknown))
+        return [task.model_copy(update={"task": self.openings[task.id] or task.task}) for task in tasks]
 
     def library(self, condition: ConditionRun, fold: int, training: list[ExperienceTask], evaluation: list[str],
                 stop: StopRequest | None = None) -> InsightsLedger:
@@ -155,7 +171,9 @@ class InsightsStage:
         opened = LibraryOpened(
             condition=condition.name, fold=fold, training_tasks=[t.id for t in training], evaluation_tasks=evaluation,
             max_num_rules=insights.max_num_rules, success_critique_num=insights.success_critique_num,
-            read_reflections=insights.read_reflections, critiques=len(planned),
+            read_reflections=insights.read_reflections, room_description=insights.room_description,
+            without_room=[t.id for t in training if insights.room_description and self.openings.get(t.id) is None],
+            critiques=len(planned),
             plant=None if plant is None else PlantRecord(
                 task=plant.task, reflection=plant.reflection, in_training=plant.task in {t.id for t in training}
             ),
@@ -219,12 +237,16 @@ class InsightsStage:
                  progress: Callable[[int], Progress], stop: StopRequest,
                  experience: Sequence[ExperienceTask] = ()) -> None:
         """The fold's tasks with the rules before their prompt: one trial (ExpeL), or the run's trials (both); with
-        `insights.fewshots=task_similarity`, each reading the examples retrieved for it from `experience`."""
+        `insights.fewshots=task_similarity`, each reading the examples retrieved for it from `experience`; played by
+        `insights.actor` within `insights.actor_max_steps` steps."""
+        insights = self.config.insights
         both = self.config.memory.scope == "both"
         rules = rules_message([rule.text for rule in ledger.rules], self.kind)
-        domain = EvaluationDomain(self.domain, tasks, rules, reflects=both)
-        if self.config.insights.fewshots == "task_similarity":
-            examples = retrieved_examples(tasks, experience, self.kind, load_embedder())
+        own_steps = EXPEL_MAX_STEPS if insights.actor == "expel" else self.domain.max_steps
+        actor = self.domain.with_actor(insights.actor, insights.actor_max_steps or own_steps)
+        domain = EvaluationDomain(actor, tasks, rules, reflects=both)
+        if insights.fewshots == "task_similarity":
+            examples = retrieved_examples(tasks, experience, self.kind, load_embedder(), insights.actor)
             domain.inner = domain.inner.with_examples(examples)
             log.info("insights: %s: examples retrieved by task similarity for %d task(s)", condition.name, len(tasks))
         trials = settings.trials if both else 1

@@ -10,6 +10,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
+from harness.domains.base import EvaluationActor
 from harness.errors import ConfigError
 from harness.llm import ModelConfig
 from harness.reflection.insights import ExpelDomain, InsightsOptions
@@ -62,6 +63,19 @@ class InsightsSettings(InsightsOptions):
                              "successful training trajectories of the most similar other tasks of the same type, "
                              "embedded with the semantic extra's model; ALFWorld only).",
     )
+    actor: EvaluationActor = Field(
+        "reflexion", description="Who plays the evaluation: reflexion (Reflexion's actor prompt and examples) or expel "
+                                 "(ExpeL's own ReAct chat prompt, its parser and its step budget; ALFWorld only).",
+    )
+    actor_max_steps: StrictInt | None = Field(
+        None, ge=1, description="The evaluation's step budget; None: env.max_steps for Reflexion's actor, ExpeL's 20 "
+                                "(configs/benchmark/alfworld.yaml) for ExpeL's.",
+    )
+    room_description: bool = Field(
+        False, description="The ALFWorld task text the insight stage reads as ExpeL's task file gives it: the room's "
+                           "description, a blank line, 'Your task is to: ...' (the critic's critiques and the "
+                           "task-similarity keys); false: the task sentence alone.",
+    )
     critic_model: ModelConfig | None = Field(
         None, description="The critic's own model: a configs/model option Hydra composed here "
                           "(insights.critic_model=<option>, as a role's model); None: the condition's actor model. "
@@ -98,6 +112,18 @@ def check_memory(memory: MemorySettings, insights: InsightsSettings, env: str) -
         raise ConfigError(
             f"insights.fewshots={insights.fewshots} replaces ALFWorld's fixed examples; env={env} keeps its own "
             "(accepted here: insights.fewshots=fixed)."
+        )
+    alfworld_only = [name for name, chosen in (("insights.actor=expel", insights.actor == "expel"),
+                                                 ("insights.room_description=true", insights.room_description)) if chosen]
+    if alfworld_only and env != "alfworld":
+        raise ConfigError(
+            f"{alfworld_only[0]} is ExpeL's ALFWorld set-up; env={env} has no room and keeps its own actor (accepted "
+            "here: insights.actor=reflexion, insights.room_description=false)."
+        )
+    if insights.actor == "expel" and memory.scope == "both":
+        raise ConfigError(
+            "insights.actor=expel plays ExpeL's evaluation, one trial without reflections, so it needs "
+            "memory.scope=insights; with memory.scope=both use insights.actor=reflexion."
         )
     if insights.only_fold is not None and insights.only_fold >= insights.folds:
         raise ConfigError(

@@ -12,19 +12,35 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from envs.alfworld import TASK_PREFIX
+from harness.domains.base import EvaluationActor
 from harness.llm.prompts import alfworld_react_examples
 from harness.records.insights import ExperienceTask
 from harness.reflection.insights import ExpelDomain
 from harness.reflection.insights.retrieval import Candidate, Embed, retrieve
 
 
-def _example(candidate: Candidate, trajectory: str) -> str:
-    return f"Your task is to: {candidate.task}\n{trajectory.strip()}\n\n"
+def _opening(task: str, room_line_break: str) -> str:
+    """The example's task: "Your task is to: ..." after its room where the task text holds one
+    (`insights.room_description`)."""
+    if TASK_PREFIX not in task:
+        return TASK_PREFIX + task
+    room, sentence = task.split(TASK_PREFIX, 1)
+    return room.strip() + room_line_break + TASK_PREFIX + sentence
+
+
+def _example(candidate: Candidate, trajectory: str, actor: EvaluationActor) -> str:
+    if actor == "expel":
+        # ExpeL's retrieved example: its task text as the task file gives it, a newline, the trajectory.
+        return _opening(candidate.task, "\n\n") + "\n" + trajectory.strip()
+    # As Reflexion's own examples are written: the room, then the task on the next line.
+    return _opening(candidate.task, "\n") + "\n" + trajectory.strip() + "\n\n"
 
 
 def retrieved_examples(tasks: Sequence[str], experience: Sequence[ExperienceTask], domain: ExpelDomain,
-                       embed: Embed) -> dict[str, str]:
-    """Each evaluation task id -> its examples' text ("" where none is found: the fixed examples stay)."""
+                       embed: Embed, actor: EvaluationActor = "reflexion") -> dict[str, str]:
+    """Each evaluation task id -> its examples' text, laid out for `actor` ("" where none is found: the fixed
+    examples stay)."""
     pool = [Candidate(task_id=t.id, task=t.task, successes=[trial.trajectory for trial in t.trials if trial.success])
             for t in experience if any(trial.success for trial in t.trials)]
     longest = max(len(text) for text in alfworld_react_examples().values())
@@ -32,5 +48,6 @@ def retrieved_examples(tasks: Sequence[str], experience: Sequence[ExperienceTask
     found = {}
     for task_id in tasks:
         chosen = retrieve(task_id, texts.get(task_id, ""), pool, embed, domain, fits=lambda text: len(text) <= longest)
-        found[task_id] = "".join(_example(candidate, trajectory) for candidate, trajectory in chosen)
+        examples = [_example(candidate, trajectory, actor) for candidate, trajectory in chosen]
+        found[task_id] = ("\n\n" if actor == "expel" else "").join(examples)
     return found

@@ -1,4 +1,5 @@
-"""ALFWorld as a domain: real text games played by the Reflexion actor."""
+"""ALFWorld as a domain: real text games played by the Reflexion actor (or, in an insight stage's evaluation with
+`insights.actor=expel`, by ExpeL's)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from envs.alfworld_pool import EngineWorkers, RemoteEpisode
 from harness.domains.alfworld.config import AlfworldEnvConfig
 from harness.domains.alfworld.selection import choose_games
 from harness.domains.alfworld.actor import play_episode
+from harness.domains.alfworld.expel_actor import opening, play_expel_episode
 from harness.domains.base import Attempt, Domain
 from harness.domains.alfworld.reflection import AlfworldReflection
 from harness.domains.hashing import prompts_hash, sha256_files
@@ -64,18 +66,22 @@ class AlfworldDomain(Domain):
     ) -> Attempt:
         game = self.games[task_id]
         with self._episode(game) as env:
-            episode = play_episode(
-                env,
-                game.prompt_type,
-                window,
-                actor,
-                self.max_steps,
-                seed,
-                on_step=on_step,
-                newline_before_prompt=self.newline_before_prompt,
-                rules=self.rules,
-                examples=self.examples.get(task_id, ""),
-            )
+            if self.actor == "expel":
+                episode = play_expel_episode(env, game.prompt_type, actor, self.max_steps, seed, on_step=on_step,
+                                             rules=self.rules, examples=self.examples.get(task_id, ""))
+            else:
+                episode = play_episode(
+                    env,
+                    game.prompt_type,
+                    window,
+                    actor,
+                    self.max_steps,
+                    seed,
+                    on_step=on_step,
+                    newline_before_prompt=self.newline_before_prompt,
+                    rules=self.rules,
+                    examples=self.examples.get(task_id, ""),
+                )
             env_seconds, env_cpu_seconds = env.env_seconds, env.cpu_seconds
             env_wait_seconds = env.wait_seconds if isinstance(env, RemoteEpisode) else None
         return Attempt(
@@ -88,6 +94,11 @@ class AlfworldDomain(Domain):
             env_cpu_s=env_cpu_seconds,
             env_wait_s=env_wait_seconds,
         )
+
+    def task_opening(self, task_id: str) -> str:
+        """The game's opening (its room, a blank line, its task), from a reset of its engine."""
+        with self._episode(self.games[task_id]) as env:
+            return opening(env.reset().observation)
 
     def warm_up(self, concurrency: int) -> None:
         if self._workers is not None:

@@ -22,6 +22,7 @@ def test_trial_scope_is_the_default_with_expels_settings() -> None:
     insights = config.insights
     assert (insights.max_num_rules, insights.success_critique_num, insights.read_reflections) == (20, 8, False)
     assert (insights.folds, insights.fold_seed, insights.only_fold, insights.plant) == (2, 42, None, None)
+    assert (insights.actor, insights.actor_max_steps, insights.room_description) == ("reflexion", None, False)
 
 
 def test_the_plant_experiment_composes() -> None:
@@ -39,6 +40,13 @@ def test_the_plant_experiment_composes() -> None:
         (("+insights.plant.task=x", "+insights.plant.reflection=y"), "needs memory.scope=insights or both"),
         (("env=hotpotqa", "memory.scope=both", "insights.only_fold=2"), "folds are numbered 0 to 1"),
         (("insights.folds=1",), "insights.folds"),
+        (("env=hotpotqa", "memory.scope=insights", "insights.actor=expel"),
+         "insights.actor=expel is ExpeL's ALFWorld set-up; env=hotpotqa has no room and keeps its own actor"),
+        (("env=hotpotqa", "memory.scope=insights", "insights.room_description=true"),
+         "insights.room_description=true is ExpeL's ALFWorld set-up"),
+        (("memory.scope=both", "insights.actor=expel"), "with memory.scope=both use insights.actor=reflexion"),
+        (("memory.scope=insights", "insights.actor=react"), "insights.actor"),
+        (("memory.scope=insights", "insights.actor_max_steps=0"), "insights.actor_max_steps"),
     ],
 )
 def test_bad_insight_settings_are_one_sentence(overrides: tuple[str, ...], words: str) -> None:

@@ -79,3 +79,24 @@ def test_a_run_s_evaluation_task_reads_the_retrieved_successes_in_place_of_the_f
     prompt = actor_prompt("clean", [], "You are in the middle of a room.", [], examples=examples["current"])
     assert examples["current"] in prompt and alfworld_base_prompt("clean") not in prompt
     assert actor_prompt("clean", [], "You are in the middle of a room.", []).startswith(alfworld_base_prompt("clean"))
+
+
+def test_with_the_room_and_expels_actor_each_example_is_its_task_text_and_its_success() -> None:
+    from harness.records.insights import ExperienceTask, ExperienceTrial
+    from harness.run.retrieved_examples import retrieved_examples
+
+    room = "You are in the middle of a room. Looking quickly around you, you see a countertop 1."
+
+    def embed(texts: Sequence[str]) -> np.ndarray:  # the room is the same in every task here
+        return _embed([text.split("Your task is to: ")[-1] for text in texts])
+
+    experience = [ExperienceTask(id=c.task_id, task=f"{room}\n\nYour task is to: {c.task}", trials=[
+        ExperienceTrial(trajectory="> look", success=False), ExperienceTrial(trajectory=c.successes[-1], success=True)])
+        for c in _pool()]
+    # ExpeL's retrieved example: its task as the task file gives it, a newline, the success; joined by a blank line.
+    expel = retrieved_examples(["current"], experience, "alfworld", embed, "expel")
+    assert expel["current"] == (f"{room}\n\nYour task is to: put a clean pan in countertop.\n> " + "x" * 50 + "\n\n"
+                                f"{room}\n\nYour task is to: put a clean plate in countertop.\n> short")
+    # Reflexion's actor reads them as its own examples are written: the room, the task on the next line.
+    reflexion = retrieved_examples(["current"], experience, "alfworld", embed)
+    assert reflexion["current"].startswith(f"{room}\nYour task is to: put a clean pan in countertop.\n> xxx")
