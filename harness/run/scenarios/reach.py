@@ -67,7 +67,8 @@ def run_reach(scenario: ReachConfig, model: str, llm: CachedLLM, build: Propagat
         ("without", rules_message([r for i, r in enumerate(rules) if i != scenario.rank - 1], "alfworld")),
     )
     lock = RunLock.acquire(run_dir)
-    played = domain or build_domain(AlfworldEnvConfig(games=games, max_steps=scenario.max_steps))
+    # One episode at a time: the engine runs in this process (a worker process would only add its start).
+    played = domain or build_domain(AlfworldEnvConfig(games=games, max_steps=scenario.max_steps, engine_workers=0))
     try:
         episodes = []
         for game in games:
