@@ -8,11 +8,11 @@ and what it states that the trial never held. Deterministic, on the normalised t
   "fact", `steps` the facts it points at).
 - Cause: the category whose words come first (`CAUSE_PATTERNS`, in the order of the text); None when none does.
   Generic advice ("read the question carefully" as a plan) names none.
-- Confabulated: a name with a word that appears nowhere in the question, the context, the thought, the action or
-  the answer (a word found at a difflib ratio >= FUZZY_RATIO counts as there) and that the paragraphs never write in
-  lower case; a number that appears nowhere there (not a part of a date or range); or a question or answer the
-  reflection quotes as asked or given (`the question "..."`, `answered "..."`) whose words are not there either
-  (`Claim.kind` "fact", `confabulated`).
+- Confabulated: a name (not after "a" or "an") with a word that appears nowhere in the question, the context, the
+  thought, the action or the answer (a word found at a difflib ratio >= FUZZY_RATIO counts as there) and that the
+  paragraphs never write in lower case; a number that appears nowhere there (not a part of a date or range); or a
+  question or answer the reflection quotes as asked or given (`the question "..."`, `answered "..."`) whose words
+  are not there either (`Claim.kind` "fact", `confabulated`).
 """
 
 from __future__ import annotations
@@ -47,11 +47,11 @@ from harness.domains.normalized_text import NormalizedText, normalize_text
 from harness.records import TrialRecord
 from harness.records.diagnosis import Claim, GroundTruth, ReflectionClaims
 
-RULE = "hotpotqa-claims/1"
+RULE = "hotpotqa-claims/2"
 
 CAUSE_PATTERNS: dict[str, tuple[str, ...]] = {
     "em_format": (
-        r"phrasing", r"\bdiscrepanc", r"\bconcise", r"\bverbos", r"\bsuccinct", r"\bspecificity",
+        r"phrasing(?! of the question)", r"\bdiscrepanc", r"\bconcise", r"\bverbos", r"\bsuccinct", r"\bspecificity",
         r"too (?:long|short|specific|detailed|general|much (?:information|detail))", r"specific enough",
         r"more (?:specific|general|detailed)", r"enough detail", r"full (?:name|title|route)", r"complete name",
         r"\bnickname", r"exact[- ]match", r"answer key", r"grading (?:environment|system)", r"\bformat\b",
@@ -65,7 +65,7 @@ CAUSE_PATTERNS: dict[str, tuple[str, ...]] = {
     "unsupported_answer": (
         r"not (?:appear|occur)\w* (?:anywhere )?in the context", r"(?:did|does) not match the context",
         r"not related to the context", r"not (?:found|present) in the context", r"\bguessed\b", r"made (?:it )?up",
-        r"outside knowledge", r"hallucinat",
+        r"outside knowledge", r"hallucinat", r"without (?:any )?(?:supporting )?evidence", r"unfounded assumption",
     ),
     "hop1_miss": (
         r"wrong (?:person|individual|entity|film|book|company|band|character|player|team|work)", r"misidentif",
@@ -73,14 +73,14 @@ CAUSE_PATTERNS: dict[str, tuple[str, ...]] = {
     ),
     "hop2_misread": (r"\bmisread", r"wrong (?:fact|attribute|detail)s? (?:about|of)", r"took the wrong"),
     "comparison_misread": (
-        r"count(?:ed|ing)? (?:the |all the )?(?:bands|number)", r"correct number of", r"\bcompar(?:ed|ing|ison)\b",
+        r"\b(?:re)?count(?:ed|ing|s)?\b", r"correct number of", r"\bcompar(?:ed|ing|ison)\b",
         r"missed the fact that",
     ),
     "other": (
         r"(?:misunderstood|misinterpreted) the question", r"not (?:have )?(?:fully )?understood the question",
         r"not (?:have )?read the question", r"lack of (?:necessary )?information",
         r"context (?:does|did) not (?:provide|include|mention|contain)", r"no (?:specific )?information about",
-        r"not available in the (?:given|provided) context", r"chronological order",
+        r"not available in the (?:given|provided) context", r"chronological order", r"phrasing of the question",
     ),
 }  # fmt: skip
 """Each cause's words; the category whose first match comes first in the reflection is the one it names."""
@@ -88,6 +88,10 @@ CAUSE_PATTERNS: dict[str, tuple[str, ...]] = {
 _CLAIMED_QUOTE_RE = re.compile(
     r"\b(?:question|answered|answer|asked)\s*(?:was|is|with)?\s*[:,]?\s*[\"\u201c]([^\"\u201d]{3,200})[\"\u201d]", re.IGNORECASE
 )
+_NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+                 "sixteen seventeen eighteen nineteen twenty").split()
+"""A number the context writes in words ("six") is there as a number too."""
+_INDEFINITE_RE = re.compile(r"\b(?:an?)\s+$", re.IGNORECASE)
 _COMPILED = {cause: [re.compile(p, re.IGNORECASE) for p in patterns] for cause, patterns in CAUSE_PATTERNS.items()}
 
 
@@ -173,7 +177,8 @@ def named_cause(text: str) -> tuple[str, re.Match[str]] | None:
 
 def _grounded(trial: FailedQuestion) -> frozenset[str]:
     texts = [trial.question, trial.context, trial.thought, trial.action or "", trial.answer or ""]
-    return frozenset().union(*(keys(text) for text in texts))
+    found = frozenset().union(*(keys(text) for text in texts))
+    return found | {str(n) for n, word in enumerate(_NUMBER_WORDS) if word in found}
 
 
 def _known(word: str, grounded: frozenset[str]) -> bool:
@@ -192,12 +197,15 @@ def _confabulations(trial: FailedQuestion, norm: NormalizedText, found: list[Wor
     grounded = _grounded(trial)
     claims = []
     for name in find_names(norm.text, found):
-        # A word a paragraph writes in lower case joined to a name by a stray initial ("ISS A/S. Moving") is no name.
+        # A word a paragraph writes in lower case joined to a name by a stray initial ("ISS A/S. Moving") is no name;
+        # a name after "a" or "an" names no particular thing ("an AI assistant").
+        if _INDEFINITE_RE.search(norm.text, 0, name.start):
+            continue
         if any(not _known(word.key, grounded) and not is_common(word.key) for word in name.words):
             at, to, text = _span(norm, name.start, name.end)
             claims.append(Claim(kind="fact", text=text, start=at, end=to, means="a name the trial does not hold",
                                 confabulated=True))  # fmt: skip
-    for number in numbers(found):
+    for number in (word for word in found if word.text.isdigit()):
         if number.key not in grounded and not _date_part(norm.text, number):
             at, to, text = _span(norm, number.start, number.end)
             claims.append(Claim(kind="fact", text=text, start=at, end=to, means="a number the trial does not hold",
