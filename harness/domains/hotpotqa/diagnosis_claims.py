@@ -113,11 +113,15 @@ def _plain(word: Word) -> bool:
     return word.text.islower() and word.key not in STOPWORDS and word.text.lower() not in CONNECTORS
 
 
-@lru_cache(maxsize=256)
 def _pointers(trial: FailedQuestion) -> tuple[_Pointer, ...]:
-    question = keys(trial.question)
+    return _question_pointers(trial.question, trial.facts)
+
+
+@lru_cache(maxsize=256)
+def _question_pointers(asked: str, facts: tuple[SupportingFact, ...]) -> tuple[_Pointer, ...]:
+    question = keys(asked)
     pointers = []
-    for fact in trial.facts:
+    for fact in facts:
         found = words(fact.sentence)
         names = [tuple(w.key for w in name.words) for name in find_names(fact.sentence, found)]
         names += [(w.key,) for w in numbers(found)]
