@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.diagnosis.agreement import decisive_agreement, markdown, measures, scored
+from tests.fixtures.diagnosis.agreement import (
+    decisive_agreement,
+    markdown,
+    measures,
+    scored,
+)
 
 README = Path(__file__).resolve().parents[3] / "fixtures" / "diagnosis" / "hotpotqa" / "README.md"
 FLOORS = {
