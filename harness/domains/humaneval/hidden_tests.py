@@ -35,6 +35,8 @@ REFERENCE_LIMITS = SandboxLimits(timeout_s=5.0)
 """The agent's tests on the reference solution: Reflexion's limit of an internal test."""
 
 Outcome = Literal["passed", "failed", "error", "timeout", "stopped", "not_run"]
+FAILED_HEADER = "Tests failed:"
+OUTPUT_MARK = "# output:"
 
 
 class HiddenTest(BaseModel):
@@ -180,6 +182,17 @@ def run_hidden(problem: HumanEvalProblem, code: str, limits: SandboxLimits = HID
     return [
         found.get(n, TestOutcome(number=n, source=s, outcome="not_run")) for s, n in body if n is not None
     ]
+
+
+def failed_internal_tests(feedback: str) -> list[tuple[str, str]]:
+    """(assert, what followed `# output:`) for every test under "Tests failed:" in Reflexion's feedback."""
+    _, _, failed = feedback.partition(FAILED_HEADER)
+    found = []
+    for line in failed.splitlines():
+        test, mark, output = line.strip().partition(OUTPUT_MARK)
+        if test.startswith("assert"):
+            found.append((test.strip(), output.strip() if mark else ""))
+    return found
 
 
 def run_on_reference(
