@@ -45,6 +45,7 @@ from harness.domains.hotpotqa.names import (
 )
 from harness.domains.normalized_text import NormalizedText, normalize_text
 from harness.records import TrialRecord
+from harness.records.hotpotqa import QuestionAttempt
 from harness.records.diagnosis import Claim, GroundTruth, ReflectionClaims
 
 RULE = "hotpotqa-claims/2"
@@ -250,3 +251,29 @@ def line_diagnosis(line: dict[str, object]) -> tuple[GroundTruth, ReflectionClai
     trial, reflection = from_line(line)
     truth = question_truth(trial) if trial.facts else unscored(trial.task_id, "the line has no supporting facts.")
     return truth, reflection_claims(trial, reflection)
+
+
+SIGNALS_RULE = "hotpotqa-signals/1"
+_SIGNAL_CAUSES = (
+    ("does not parse", "em_format"),
+    ("is not Finish", "em_format"),
+    ("ended before an action", "em_format"),
+    ("does not occur in the context", "unsupported_answer"),
+)
+"""A parser signal read as a cause: no answer given is a matter of form, an answer nowhere in the context unsupported;
+an answer repeated from an earlier trial names no cause."""
+
+
+def signal_claims(record: TrialRecord) -> ReflectionClaims:
+    """The heuristic row "the parser's own signals read as a diagnosis": what `programmatic` is shown
+    (`harness.domains.hotpotqa.signals.failure_signals`), read as a reflection that names the first signal's cause and
+    points at no supporting fact (the parser reads no answer key, so it knows no hop)."""
+    from harness.domains.hotpotqa.signals import failure_signals
+
+    trial = from_record(record)
+    attempt = record.attempt_details
+    if not isinstance(attempt, QuestionAttempt):
+        raise ValueError(f"{record.task_id}: the record keeps no HotpotQA attempt")
+    lines = failure_signals(attempt, trial.context)
+    cause = next((c for line in lines for said, c in _SIGNAL_CAUSES if said in line), None)
+    return ReflectionClaims(rule=SIGNALS_RULE, cause=cause)
