@@ -185,13 +185,14 @@ def run_hidden(problem: HumanEvalProblem, code: str, limits: SandboxLimits = HID
 
 
 def failed_internal_tests(feedback: str) -> list[tuple[str, str]]:
-    """(assert, what followed `# output:`) for every test under "Tests failed:" in Reflexion's feedback."""
+    """(test, what followed `# output:`) for every line under "Tests failed:" in Reflexion's feedback (a test is any
+    line holding "assert" that Reflexion kept: `self.assertEqual(...)` too)."""
     _, _, failed = feedback.partition(FAILED_HEADER)
     found = []
     for line in failed.splitlines():
-        test, mark, output = line.strip().partition(OUTPUT_MARK)
-        if test.startswith("assert"):
-            found.append((test.strip(), output.strip() if mark else ""))
+        test, mark, output = line.strip().rpartition(OUTPUT_MARK)
+        if mark and test.strip():
+            found.append((test.strip(), output.strip()))
     return found
 
 
