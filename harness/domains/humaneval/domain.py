@@ -18,10 +18,16 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from envs.humaneval import HumanEvalProblem, data_bytes, load_problems, select_problems
-from harness.domains.humaneval.actor import TestFilter, first_implementation, improved_implementation, internal_tests
-from harness.records.humaneval import CodeAttempt, InternalTests
+from envs.sandbox import CheckScript, SandboxLimits, run_tests
+from harness.domains.base import Attempt, Domain
 from harness.domains.frozen_in import keep_frozen
-from harness.errors import GameNotFoundError
+from harness.domains.hashing import prompts_hash
+from harness.domains.humaneval.actor import (
+    TestFilter,
+    first_implementation,
+    improved_implementation,
+    internal_tests,
+)
 from harness.domains.humaneval.config import HumanEvalEnvConfig
 from harness.domains.humaneval.extraction import CodeExtraction
 from harness.domains.humaneval.feedback import (
@@ -31,12 +37,11 @@ from harness.domains.humaneval.feedback import (
     internal_signals,
     run_internal_tests,
 )
-from harness.domains.base import Attempt, Domain
 from harness.domains.humaneval.reflection import HumanEvalReflection
-from harness.domains.hashing import prompts_hash
+from harness.errors import GameNotFoundError
 from harness.llm.metering import MeteredLLM
 from harness.records import TrialRecord
-from envs.sandbox import CheckScript, SandboxLimits, run_tests
+from harness.records.humaneval import CodeAttempt, InternalTests
 from harness.records.step import Step
 
 INTERNAL_PASSED = "internal_tests_passed"

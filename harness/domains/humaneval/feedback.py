@@ -16,10 +16,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.records.humaneval import CodeSignals
+from envs.sandbox import AssertTests, SandboxLimits, Verdict, run_tests
 from harness.domains.humaneval.signals import extract_code_signals, raised_error
 from harness.llm.prompts import read_prompt
-from envs.sandbox import AssertTests, SandboxLimits, Verdict, run_tests
+from harness.records.humaneval import CodeSignals
 
 FeedbackStyle = Literal["reflexion", "repr"]
 TYPING_PREAMBLE = "from typing import *"
