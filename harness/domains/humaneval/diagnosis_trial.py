@@ -1,6 +1,6 @@
 """A failed HumanEval trial as the diagnosis rules read it, from a record, from a line of `reflexion-diagnosis`
 (`{"domain": "humaneval", "task": "HumanEval/N", "prompt", "implementation", "feedback", "reflection"}`), or from a
-labelled item whose sandbox evidence was stored with it; and the spec's three diagnosis rules.
+labelled item whose sandbox evidence was stored with it.
 
 The sandbox runs twice per trial (`hidden_tests`): every hidden test on the implementation in one process, every
 failed internal test on the reference in another (about 0.1 s each here, more when the code hangs).
@@ -20,7 +20,6 @@ from harness.domains.humaneval.hidden_tests import (
     run_on_reference,
 )
 from harness.records import TrialRecord
-from harness.records.diagnosis import GroundTruth, ReflectionClaims
 from harness.records.humaneval import CodeAttempt
 
 _PROBLEMS: dict[str, HumanEvalProblem] = {}
@@ -89,74 +88,3 @@ def from_evidence(item: Mapping[str, Any]) -> tuple[FailedCode, str]:
         ),
         item["reflection"],
     )
-
-
-def trial_truth(code: FailedCode) -> GroundTruth:
-    from harness.domains.humaneval.diagnosis_truth import code_truth
-
-    return code_truth(code.problem, code.hidden, code.reference)
-
-
-def record_truth(record: TrialRecord) -> GroundTruth:
-    """The spec's `truth`: a failed trial's record -> its ground truth (unscored for a success)."""
-    from harness.domains.humaneval.diagnosis_truth import RULE
-
-    if record.success:
-        return GroundTruth(domain="humaneval", task_id=record.task_id, rule=RULE, scored=False,
-                           unscored="the trial succeeded: there is nothing to diagnose.")  # fmt: skip
-    return trial_truth(from_record(record))
-
-
-def record_claims(record: TrialRecord, truth: GroundTruth) -> ReflectionClaims:
-    """The spec's `claims`: what a record's reflection claims (the hidden tests' outcomes from the sandbox; the truth
-    itself is not read)."""
-    from harness.domains.humaneval.diagnosis_claims import reflection_claims
-
-    return reflection_claims(from_record(record), record.reflection or "")
-
-
-def line_diagnosis(line: dict[str, Any]) -> tuple[GroundTruth, ReflectionClaims]:
-    """The spec's `line_diagnosis`: one line of `reflexion-diagnosis` -> the trial's truth and the reflection's claims."""
-    from harness.domains.humaneval.diagnosis_claims import reflection_claims
-
-    code, reflection = from_line(line)
-    return trial_truth(code), reflection_claims(code, reflection)
-
-
-def evidence_diagnosis(item: Mapping[str, Any]) -> tuple[GroundTruth, ReflectionClaims]:
-    """The same for a labelled item, its sandbox runs as stored (the agreement checks run no sandbox)."""
-    from harness.domains.humaneval.diagnosis_claims import reflection_claims
-
-    code, reflection = from_evidence(item)
-    return trial_truth(code), reflection_claims(code, reflection)
-
-
-SIGNALS_RULE = "humaneval-signals/1"
-
-
-def signal_claims(record: TrialRecord) -> ReflectionClaims:
-    """The heuristic row "the parser's own signals read as a diagnosis": what `programmatic` is shown (the sandbox's
-    signals of the internal tests, `CodeAttempt.signals`) read as a reflection. Its cause: an exception, a time or
-    resource limit, else a wrong result; the hidden tests it points at: those sharing an input class with a failed
-    internal test's call, those raising the exception type it shows, those that hung where it hung."""
-    from harness.domains.humaneval.diagnosis_truth import input_classes
-
-    attempt = record.attempt_details
-    if not isinstance(attempt, CodeAttempt):
-        raise ValueError(f"{record.task_id}: the record keeps no HumanEval attempt")
-    signals, code = attempt.signals, from_record(record)
-    if not signals.has_failures:
-        return ReflectionClaims(rule=SIGNALS_RULE)
-    stopped = signals.timeout or signals.resource_limit is not None or signals.killed_by is not None
-    cause = "exception" if signals.exceptions else "timeout" if stopped else "wrong_result"
-    entry = (code.problem.entry_point,)
-    named = {c for case in signals.failed_cases for c in input_classes(case.source, entry)}
-    types = {error.type for error in signals.exceptions}
-    steps = sorted(
-        o.number
-        for o in code.hidden
-        if set(input_classes(o.source)) & named
-        or (o.outcome == "error" and o.error_type in types)
-        or (stopped and o.outcome in ("timeout", "stopped"))
-    )
-    return ReflectionClaims(rule=SIGNALS_RULE, claimed_steps=steps, cause=cause)

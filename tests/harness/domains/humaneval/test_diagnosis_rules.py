@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from envs.humaneval import load_problems
+from harness.domains.humaneval.diagnosis import line_diagnosis
 from harness.domains.humaneval.diagnosis_claims import reflection_claims
-from harness.domains.humaneval.diagnosis_trial import FailedCode, line_diagnosis
+from harness.domains.humaneval.diagnosis_trial import FailedCode
 from harness.domains.humaneval.diagnosis_truth import code_truth, input_classes
 from harness.domains.humaneval.hidden_tests import TestOutcome, hidden_tests
 from harness.domains.registry import domain_spec
