@@ -9,8 +9,9 @@ text (`harness.domains.normalized_text`); every claim's span points into the tex
 - Cause (`Claim.kind` "cause"): the category whose words come first (`CAUSE_PATTERNS`); None when none does.
 - Confabulated: an output it says the code gave ("returned 42", "the actual output is [1]") that the feedback never
   printed; an exception type neither the feedback nor the implementation holds; a hang ("infinite loop", "time out")
-  where the feedback shows none; code it quotes as the implementation's (in backquotes, not as a proposal) that the
-  implementation does not hold; a failed test it describes by an input class the failed tests' inputs lack.
+  where the feedback shows none; code it quotes as the implementation's (in backquotes, a statement written out in
+  prose, or a code block it presents as the code, never a proposal) that the implementation does not hold; a failed
+  test it describes by an input class the failed tests' inputs lack.
 """
 
 from __future__ import annotations
@@ -42,11 +43,15 @@ CAUSE_PATTERNS: dict[str, tuple[str, ...]] = {
     ),
     "wrong_result": (
         r"(?:returns?|returned|produces?|gives?) (?:the |an? )?(?:wrong|incorrect)", r"\bnot correctly\b",
+        r"not (?:returning|return|give|giving) the (?:correct|right|expected)", r"not the correct (?:way|result|value|output)",
         r"wrong order", r"actual output", r"should (?:return|be returning)", r"\b(?:fails|breaks) (?:for|when|on)\b",
         r"returned \S+ instead of", r"incorrect (?:result|output|value|answer)s?",
+        r"\breturns? (?:the|a|an) [\w' ]{0,40}\b(?:without|instead of)\b",
     ),
+    "other": (r"not (?:the most |very )?efficient", r"not optimal", r"\b(?:time|space) complexity", r"more efficient"),
 }  # fmt: skip
-"""Each cause's words; an exception's name (IndexError, "index error") names `exception` too."""
+"""Each cause's words; an exception's name (IndexError, "index error") names `exception` too; `other` is a cause none of
+the categories covers (speed or elegance, where the code was wrong)."""
 
 CLASS_PATTERNS: dict[str, str] = {
     "empty": r"\bempty (?:list|string|input|array|dict|dictionary|tuple|set|sequence)s?\b|"
@@ -56,11 +61,12 @@ CLASS_PATTERNS: dict[str, str] = {
     "zero": r"\b(?:input|number|value|argument|integer|n|x)s? (?:is|are|equals?|equal to|of) (?:0|zero)\b|"
             r"\bzero (?:input|value)s?\b",
     "negative": r"\bnegative\b",
-    "float": r"\bfloat(?:ing)?(?:[- ]point)? (?:numbers?|values?|inputs?)\b|\bdecimals?\b|\bnon-integer",
+    "float": r"\bfloat(?:ing)?(?:[- ]point)? (?:numbers?|values?|inputs?)\b|\bdecimal (?:numbers?|values?|inputs?)\b|"
+             r"\bnon-integer",
     "large": r"\b(?:large|big|huge|very long|long) (?:numbers?|inputs?|lists?|strings?|values?|integers?|arrays?)\b",
     "duplicates": r"\bduplicat|\brepeated (?:elements?|values?|numbers?|items?)\b",
     "mixed_case": r"\bupper ?case|\blower ?case|\bcapital(?:ized|s)?\b|\bcase[- ](?:in)?sensitiv",
-    "spaces": r"\bspaces?\b|\bwhitespace",
+    "spaces": r"\bspaces\b|\bwhitespace|\ba space (?:character|separator)\b",
 }  # fmt: skip
 """Words that name an input class as a case the code gets wrong."""
 
@@ -78,6 +84,15 @@ _PROPOSAL_RE = re.compile(
     r"\b(?:to|with|like|as|such as|e\.g\.|add|use|using|replace|change|modify|should|could|can|instead)\W*$",
     re.IGNORECASE,
 )
+_BLOCK_RE = re.compile(r"```[a-z]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_SHOWN_AS_OURS_RE = re.compile(
+    r"(?:breakdown of the code|the (?:original|current|given|existing) (?:code|implementation)|(?:the|your|my) code "
+    r"(?:is|was|does)|the implementation (?:is|was|does))[^.\n]{0,40}:?\s*$",
+    re.IGNORECASE,
+)
+_CODE_LINE_RE = re.compile(r"(?:return|if|elif|else|for|while|def|raise|import|from)\b|[\w.\[\]]+ ?[-+*/]?= ")
+"""A line of a code block that is a statement (a docstring's line is none)."""
+_STATEMENT_RE = re.compile(r"\b(?:while|if|for|elif)\s+[^.\n`]*?(?:<=|>=|==|!=|<|>|\+|-|\[)[^.\n`]*?:")
 _FAILED_TEST_RE = re.compile(r"fail(?:ed|s)? (?:the |a )?test(?: case)?s? (?:where|when|with|for)([^.]*)", re.IGNORECASE)
 
 
@@ -134,8 +149,13 @@ def _test_classes(tests: Sequence[TestOutcome]) -> dict[int, set[str]]:
     return {test.number: set(input_classes(test.source)) for test in tests}
 
 
+def _prose(text: str) -> str:
+    """The text with its code blocks blanked out (same length): a block proposes code, it names no failing input."""
+    return _BLOCK_RE.sub(lambda m: " " * len(m.group()), text)
+
+
 def _pointing(code: FailedCode, norm: NormalizedText) -> list[Claim]:
-    text, classes = norm.text, _test_classes(code.hidden)
+    text, classes = _prose(norm.text), _test_classes(code.hidden)
     claims = []
     for name, pattern in _CLASSES.items():
         for m in pattern.finditer(text):
@@ -187,6 +207,18 @@ def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
         if codelike and not proposed and snippet not in implementation and snippet not in _collapsed(code.feedback):
             claims.append(_claim(norm, m.start(1), m.end(1), kind="line", means="code the implementation does "
                                      "not hold", confabulated=True))  # fmt: skip
+    for m in _BLOCK_RE.finditer(text):
+        lines = [_collapsed(line) for line in m.group(1).splitlines() if _CODE_LINE_RE.match(line.strip())]
+        absent = [line for line in lines if line not in implementation]
+        if _SHOWN_AS_OURS_RE.search(text, max(0, m.start() - 80), m.start()) and lines and len(absent) * 2 >= len(lines):
+            claims.append(_claim(norm, m.start(1), m.end(1), kind="line", means="code shown as the implementation's "
+                                 "that it does not hold", confabulated=True))  # fmt: skip
+    prose = _prose(text)
+    for m in _STATEMENT_RE.finditer(prose):
+        proposed = _PROPOSAL_RE.search(prose, max(0, m.start() - 40), m.start()) is not None
+        if not proposed and _collapsed(m.group()).rstrip(":") not in implementation:
+            claims.append(_claim(norm, m.start(), m.end(), kind="line", means="code the implementation does not "
+                                 "hold", confabulated=True))  # fmt: skip
     failed_classes = set().union(*(set(input_classes(t, (code.problem.entry_point,))) for t, _ in internal))
     for m in _FAILED_TEST_RE.finditer(text):
         said = {name for name, pattern in _CLASSES.items() if pattern.search(m.group(1))}
@@ -200,7 +232,7 @@ def reflection_claims(code: FailedCode, reflection: str) -> ReflectionClaims:
     """What one reflection claims about its trial."""
     norm = normalize_text(reflection)
     claims = _pointing(code, norm)
-    cause = named_cause(norm.text)
+    cause = named_cause(_prose(norm.text))
     if cause is not None:
         claims.append(_claim(norm, cause[1].start(), cause[1].end(), kind="cause", means=cause[0]))
     claims += _confabulations(code, norm)
