@@ -27,11 +27,13 @@ from harness.domains.humaneval.hidden_tests import TestOutcome, failed_internal_
 from harness.domains.normalized_text import NormalizedText, normalize_text
 from harness.records.diagnosis import Claim, ReflectionClaims
 
-RULE = "humaneval-claims/1"
+RULE = "humaneval-claims/2"
 
 CAUSE_PATTERNS: dict[str, tuple[str, ...]] = {
     "wrong_internal_test": (
         r"\btest(?: case)?(?: itself)? (?:is|was) (?:wrong|incorrect|invalid|broken)",
+        r"(?:not defined|no value|missing|undefined) in the test(?: case)?", r"\btest case does not (?:provide|define)",
+        r"\b(?:remove|add)\b[^.]{0,40}\b(?:from|to) the test(?: case)?\b", r"\b(?:change|correct|update) (?:the|this) test\b",
         r"expected (?:output|value|result)s? (?:in the test )?(?:is|are|was|were) (?:wrong|incorrect)",
         r"\bfix (?:the|this) test", r"test (?:case )?(?:should|must) be (?:fixed|changed|corrected)",
     ),
@@ -48,7 +50,7 @@ CAUSE_PATTERNS: dict[str, tuple[str, ...]] = {
         r"returned \S+ instead of", r"incorrect (?:result|output|value|answer)s?",
         r"\breturns? (?:the|a|an) [\w' ]{0,40}\b(?:without|instead of)\b",
     ),
-    "other": (r"not (?:the most |very )?efficient", r"not optimal", r"\b(?:time|space) complexity", r"more efficient"),
+    "other": (r"not (?:the most |very |a very )?efficient", r"not optimal", r"\b(?:time|space) complexity"),
 }  # fmt: skip
 """Each cause's words; an exception's name (IndexError, "index error") names `exception` too; `other` is a cause none of
 the categories covers (speed or elegance, where the code was wrong)."""
@@ -75,11 +77,34 @@ _CLASSES = {name: re.compile(pattern, re.IGNORECASE) for name, pattern in CLASS_
 _INPUT_RE = re.compile(r"\binput(?: \w+)? (?:is|was|of) (\"[^\"]*\"|'[^']*'|\[[^\]]*\]|-?\d+(?:\.\d+)?)", re.IGNORECASE)
 _OUTPUT_RE = re.compile(
     r"\b(?:actual output (?:is|was)|output (?:is|was)|returned|got|gave|returns(?=\s+\S+ (?:instead|for any|for the|"
-    r"for this))|but (?:it|the function) returns)\s+`?(\"[^\"]*\"|'[^']*'|\[[^\]]*\]|-?\d+(?:\.\d+)?|True|False|None)`?",
+    r"for this)))\s+`?(\"[^\"]*\"|'[^']*'|\[[^\]]*\]|-?\d+(?:\.\d+)?|True|False|None)`?",
     re.IGNORECASE,
 )
 _HANG_RE = re.compile(r"infinite loop|never (?:terminates|ends|stops|finishes)|\btim(?:es|ed)? ?out\b", re.IGNORECASE)
-_CODE_RE = re.compile(r"`([^`\n]{4,200})`")
+_CODE_RE = re.compile(r"`([^`\n]+)`")
+_CODELIKE_RE = re.compile(r"\b(?:return|if|for|while|lambda|def|import)\b|[=<>+*/%]|\w -\w")
+"""Code that states something: a keyword or an operator (`map()` or `self` alone is only a name)."""
+_FAILURE_RE = re.compile(
+    r"\b(?:fail\w*|handl\w*|wrong|incorrect\w*|error|break\w*|crash\w*|bug|issue|problem|should|must|expected|"
+    r"instead)\b",
+    re.IGNORECASE,
+)
+"""A sentence that speaks of a failure: an input class it names is a case the code gets wrong."""
+_HYPOTHETICAL_RE = re.compile(r"\b(?:should|must|would|could|can|need to|NEW PLAN)\b", re.IGNORECASE)
+_ABOUT_ASSERTS_RE = re.compile(r"\bassert(?:ion)?s?\b(?! \w+\()|\btest suite\b|\bunittest\b", re.IGNORECASE)
+_MESSAGES: dict[str, tuple[str, ...]] = {
+    "NameError": ("is not defined",),
+    "SyntaxError": ("was never closed", "invalid syntax", "unexpected indent", "expected ':'", "unterminated"),
+    "IndentationError": ("unexpected indent", "expected an indented block", "unindent does not match"),
+    "AttributeError": ("has no attribute",),
+    "IndexError": ("index out of range",),
+    "ValueError": ("math domain error", "invalid literal", "not enough values", "too many values"),
+    "TypeError": ("unsupported operand", "not subscriptable", "not callable", "not iterable", "positional argument"),
+    "ZeroDivisionError": ("division by zero", "division or modulo by zero"),
+    "RecursionError": ("maximum recursion depth",),
+}
+"""Exception types whose message Reflexion's feedback prints without the type: a reflection naming the type names
+what the feedback shows."""
 _PROPOSAL_RE = re.compile(
     r"\b(?:to|with|like|as|such as|e\.g\.|add|use|using|replace|change|modify|should|could|can|instead)\W*$",
     re.IGNORECASE,
@@ -92,7 +117,9 @@ _SHOWN_AS_OURS_RE = re.compile(
 )
 _CODE_LINE_RE = re.compile(r"(?:return|if|elif|else|for|while|def|raise|import|from)\b|[\w.\[\]]+ ?[-+*/]?= ")
 """A line of a code block that is a statement (a docstring's line is none)."""
-_STATEMENT_RE = re.compile(r"\b(?:while|if|for|elif)\s+[^.\n`]*?(?:<=|>=|==|!=|<|>|\+|-|\[)[^.\n`]*?:")
+_STATEMENT_RE = re.compile(r"\b(?:while|if|for|elif)\s+[^.\n`]*?(?:<=|>=|==|!=|<|>|\+|-|\[)[^.\n`]*?:(?=\s|$)")
+_FAILED_STEP_RE = re.compile(r"^FAILED STEP:.*$", re.MULTILINE)
+_NEW_PLAN_RE = re.compile(r"^NEW PLAN:.*\Z", re.MULTILINE | re.DOTALL)
 _FAILED_TEST_RE = re.compile(r"fail(?:ed|s)? (?:the |a )?test(?: case)?s? (?:where|when|with|for)([^.]*)", re.IGNORECASE)
 
 
@@ -107,11 +134,17 @@ def _claim(norm: NormalizedText, start: int, end: int, **fields: object) -> Clai
 
 
 def named_cause(text: str) -> tuple[str, re.Match[str]] | None:
-    """The category whose words come first in `text` (an exception's name among them), with where; None if none."""
+    """The category whose words come first in `text` (an exception's name among them, unless a sentence on
+    assertions names it), with where; None if none. A template's NEW PLAN proposes; it names no cause."""
+    text = _blank(_NEW_PLAN_RE, text)
     found: list[tuple[str, re.Match[str]]] = []
     for cause, patterns in _COMPILED.items():
         found += [(cause, m) for p in patterns if (m := p.search(text)) is not None]
-    found += [("exception", m) for kind, m in named_types(text) if kind not in (TIME_LIMIT, WRONG_RESULT)]
+    found += [
+        ("exception", m)
+        for kind, m in named_types(text)
+        if kind not in (TIME_LIMIT, WRONG_RESULT) and not _ABOUT_ASSERTS_RE.search(_sentence(text, m.start(), m.end()))
+    ]
     return min(found, key=lambda item: item[1].start(), default=None)
 
 
@@ -149,9 +182,25 @@ def _test_classes(tests: Sequence[TestOutcome]) -> dict[int, set[str]]:
     return {test.number: set(input_classes(test.source)) for test in tests}
 
 
+def _blank(pattern: re.Pattern[str], text: str) -> str:
+    return pattern.sub(lambda m: " " * len(m.group()), text)
+
+
 def _prose(text: str) -> str:
     """The text with its code blocks blanked out (same length): a block proposes code, it names no failing input."""
-    return _BLOCK_RE.sub(lambda m: " " * len(m.group()), text)
+    return _blank(_BLOCK_RE, text)
+
+
+def _own_words(text: str) -> str:
+    """The prose without a template's FAILED STEP line, which quotes the feedback rather than diagnosing it."""
+    return _blank(_FAILED_STEP_RE, _prose(text))
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    """The sentence around text[start:end]."""
+    left = max(text.rfind(mark, 0, start) for mark in (". ", "\n", "; "))
+    rights = [i for i in (text.find(mark, end) for mark in (". ", "\n", "; ")) if i != -1]
+    return text[left + 1 : min(rights, default=len(text))]
 
 
 def _pointing(code: FailedCode, norm: NormalizedText) -> list[Claim]:
@@ -159,14 +208,16 @@ def _pointing(code: FailedCode, norm: NormalizedText) -> list[Claim]:
     claims = []
     for name, pattern in _CLASSES.items():
         for m in pattern.finditer(text):
+            if not _FAILURE_RE.search(_sentence(text, m.start(), m.end())):
+                continue
             steps = sorted(n for n, found in classes.items() if name in found)
             claims.append(_claim(norm, m.start(), m.end(), kind="input", means=name, steps=steps))
     for _, start, end, value in _quoted_inputs(text, code.problem.entry_point):
         named = classes_of(value) if not isinstance(value, tuple) else set().union(*map(classes_of, value))
         steps = sorted(n for n, found in classes.items() if found & named)
         claims.append(_claim(norm, start, end, kind="input", means=", ".join(sorted(named)) or "input", steps=steps))
-    for kind, m in named_types(text):
-        if kind == WRONG_RESULT:
+    for kind, m in named_types(_own_words(norm.text)):
+        if kind == WRONG_RESULT or _HYPOTHETICAL_RE.search(_sentence(text, m.start(), m.end())):
             continue
         if kind == TIME_LIMIT:
             steps = [o.number for o in code.hidden if o.outcome in ("timeout", "stopped")]
@@ -181,18 +232,21 @@ def _collapsed(text: str) -> str:
 
 
 def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
-    text = norm.text
+    text = _own_words(norm.text)
     internal = failed_internal_tests(code.feedback)
     outputs = {_collapsed(output) for _, output in internal}
     shown = code.feedback + "\n" + code.implementation
+    shown += "".join(f" {kind}" for kind, messages in _MESSAGES.items() if any(m in code.feedback for m in messages))
     claims = []
     for m in _OUTPUT_RE.finditer(text):
         if _collapsed(m.group(1)).strip("'\"") not in {o.strip("'\"") for o in outputs}:
             claims.append(_claim(norm, m.start(), m.end(), kind="test_output", means="an output the feedback never "
                                  "printed", confabulated=True))  # fmt: skip
     for kind, m in named_types(text):
-        # Only a type written as one ("ZeroDivisionError"): "a runtime error" is a phrase, not RuntimeError.
-        if kind not in (TIME_LIMIT, WRONG_RESULT) and m.group() == kind and kind not in shown:
+        # Only a type written as one ("ZeroDivisionError"): "a runtime error" is a phrase, not RuntimeError; and not
+        # one a sentence on assertions or a test suite of its own describes.
+        about_asserts = _ABOUT_ASSERTS_RE.search(_sentence(text, m.start(), m.end())) is not None
+        if kind not in (TIME_LIMIT, WRONG_RESULT) and m.group() == kind and kind not in shown and not about_asserts:
             claims.append(_claim(norm, m.start(), m.end(), kind="test_output", means=f"{kind}, which the run never "
                                  "showed", confabulated=True))  # fmt: skip
     if "TIMEOUT" not in code.feedback:
@@ -202,18 +256,19 @@ def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
     implementation = _collapsed(code.implementation)
     for m in _CODE_RE.finditer(text):
         snippet = _collapsed(m.group(1))
-        codelike = any(mark in snippet for mark in "(=:[")
+        codelike = len(snippet) >= 4 and _CODELIKE_RE.search(snippet) is not None
         proposed = _PROPOSAL_RE.search(text, max(0, m.start() - 40), m.start()) is not None
         if codelike and not proposed and snippet not in implementation and snippet not in _collapsed(code.feedback):
             claims.append(_claim(norm, m.start(1), m.end(1), kind="line", means="code the implementation does "
                                      "not hold", confabulated=True))  # fmt: skip
-    for m in _BLOCK_RE.finditer(text):
+    for m in _BLOCK_RE.finditer(norm.text):
         lines = [_collapsed(line) for line in m.group(1).splitlines() if _CODE_LINE_RE.match(line.strip())]
         absent = [line for line in lines if line not in implementation]
-        if _SHOWN_AS_OURS_RE.search(text, max(0, m.start() - 80), m.start()) and lines and len(absent) * 2 >= len(lines):
+        shown_as_ours = _SHOWN_AS_OURS_RE.search(norm.text, max(0, m.start() - 80), m.start()) is not None
+        if shown_as_ours and lines and len(absent) * 2 >= len(lines):
             claims.append(_claim(norm, m.start(1), m.end(1), kind="line", means="code shown as the implementation's "
                                  "that it does not hold", confabulated=True))  # fmt: skip
-    prose = _prose(text)
+    prose = _blank(_CODE_RE, text)
     for m in _STATEMENT_RE.finditer(prose):
         proposed = _PROPOSAL_RE.search(prose, max(0, m.start() - 40), m.start()) is not None
         if not proposed and _collapsed(m.group()).rstrip(":") not in implementation:
@@ -232,7 +287,7 @@ def reflection_claims(code: FailedCode, reflection: str) -> ReflectionClaims:
     """What one reflection claims about its trial."""
     norm = normalize_text(reflection)
     claims = _pointing(code, norm)
-    cause = named_cause(_prose(norm.text))
+    cause = named_cause(_own_words(norm.text))
     if cause is not None:
         claims.append(_claim(norm, cause[1].start(), cause[1].end(), kind="cause", means=cause[0]))
     claims += _confabulations(code, norm)
