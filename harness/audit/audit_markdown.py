@@ -17,6 +17,7 @@ from harness.report import THRESHOLD_CURVES
 from harness.report.document import (
     Block,
     BulletList,
+    Cell,
     Code,
     Document,
     Figure,
@@ -133,7 +134,7 @@ def mention_table(mentions: list[AlfworldMention]) -> Table:
         "frozen environments: strict",
         "frozen environments: normalized",
     ]
-    rows = [
+    rows: list[list[Cell]] = [
         [
             Code(m.source),
             _labels(m.all_identity),
@@ -152,7 +153,7 @@ def frozen_env_table(mention: AlfworldMention) -> Table:
         "env", "game", "target object", "RRR", "reflections", "on / off task / vacuous", "mention, strict",
         "mention, normalized",
     ]  # fmt: skip
-    rows = [
+    rows: list[list[Cell]] = [
         [
             e.env,
             Code(e.game),
@@ -169,7 +170,7 @@ def frozen_env_table(mention: AlfworldMention) -> Table:
 
 
 def skipped_table(report: AuditReport) -> Table:
-    rows = [[Code(s.source), s.domain, s.format, s.reason] for s in report.skipped]
+    rows: list[list[Cell]] = [[Code(s.source), s.domain, s.format, s.reason] for s in report.skipped]
     return Table(["source", "domain", "format", "reason"], rows)
 
 
@@ -213,7 +214,7 @@ def paper_section(report: AuditReport) -> Section:
         Code("data/paper/honest_lying_claims.json"),
         " (where each was read is said there); the rest is computed at every run.",
     )
-    rows = [[c.claim.topic, c.claim.figure, c.logs, Strong(c.verdict), c.reason] for c in report.paper]
+    rows: list[list[Cell]] = [[c.claim.topic, c.claim.figure, c.logs, Strong(c.verdict), c.reason] for c in report.paper]
     quotes = BulletList([_quote(c.claim) for c in report.paper])
     blocks: list[Block] = [summary, Table(PAPER_HEADER, rows), Paragraph("Where the paper says it:"), quotes]
     if report.diagnosis:
@@ -276,7 +277,7 @@ def audit_document(report: AuditReport) -> Document:
             "Logs: ",
             Code(report.logs_dir),
             f". {len(report.sources)} readable sources, {len(report.skipped)} skipped (listed at the end). Written by ",
-            Code("python -m harness.audit"),
+            Code("reflexion-audit"),
             ".",
         ),
         *([paper_section(report)] if report.paper else []),

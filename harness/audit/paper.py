@@ -35,7 +35,7 @@ from harness.metrics.identity import IdentityCounts, identity_counts
 
 def _at_precision(value: float, printed: str) -> bool:
     """Whether `value` rounds to `printed` at the printed number of decimals."""
-    places = -Decimal(printed).as_tuple().exponent  # type: ignore[operator]
+    places = -Decimal(printed).as_tuple().exponent  # type: ignore[operator]  # a printed number: a finite exponent
     return round(value, int(places)) == float(printed)
 
 
@@ -95,7 +95,8 @@ def _identity(evidence: LogsEvidence, source: str, frozen_only: bool = False, wh
 
 
 def _with_identity(check: ClaimCheck, evidence: LogsEvidence, source: str, **how: object) -> ClaimCheck:
-    return check.model_copy(update={"logs": check.logs + _identity(evidence, source, **how)})  # type: ignore[arg-type]
+    identity = _identity(evidence, source, **how)  # type: ignore[arg-type]  # `how` is _identity's own keywords
+    return check.model_copy(update={"logs": check.logs + identity})
 
 
 def _hotpotqa_row(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:

@@ -1,8 +1,9 @@
 """Reports of our own runs: per-condition tables and plots read from run directories, several runs combined."""
 
 from harness.report._combine import COMBINING_RULE, ReportCondition, combine
-from harness.report._propagation_report import write_propagation_report
-from harness.report._report import REPORT_FILE, write_report
+from harness.report._folder_lock import holding
+from harness.report._propagation_report import propagation_study, write_propagation_report
+from harness.report._report import REPORT_FILE, REPORT_FORMATS, ReportFormat, write_formats, write_report
 from harness.report._runs import ReportInputError, RunData, finished_run, load_runs
 from harness.report._stats import Share
 from harness.report._threshold_plot import THRESHOLD_CURVES, plot_threshold_curves
@@ -10,6 +11,8 @@ from harness.report._threshold_plot import THRESHOLD_CURVES, plot_threshold_curv
 __all__ = [
     "COMBINING_RULE",
     "REPORT_FILE",
+    "REPORT_FORMATS",
+    "ReportFormat",
     "ReportCondition",
     "ReportInputError",
     "RunData",
@@ -17,8 +20,11 @@ __all__ = [
     "THRESHOLD_CURVES",
     "combine",
     "finished_run",
+    "holding",
     "load_runs",
     "plot_threshold_curves",
+    "propagation_study",
+    "write_formats",
     "write_propagation_report",
     "write_report",
 ]

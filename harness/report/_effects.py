@@ -3,13 +3,19 @@ tasks against the control by harness.metrics.effects; written to effects.json be
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from harness.metrics.effects import CONTROL, EFFECTS_FILE, Effects, effects_of_chains, group_chains, merge_chains
+from harness.records import TrialRecord
 from harness.records.whole_file import write_whole
 from harness.report._combine import ReportCondition
 from harness.report._runs import RunData
+
+
+def _labelled(label: str) -> Callable[[TrialRecord], str]:
+    """Every record of a report condition under its report label."""
+    return lambda _: label
 
 
 def report_effects(
@@ -34,16 +40,20 @@ def report_effects(
         listed = ", ".join(map(str, thresholds))
         return None, f"The runs measure RRR at different similarity thresholds ({listed}): no single effect."
     by_name = {run.name: run for run in runs}
+    # The runs' designs declare the primary measure; runs of designs that disagree have none, and every row is one
+    # Holm family.
+    primaries = {run.primary_measure for run in runs}
     parts = [
         group_chains(
             (r for r in by_name[name].records if r.condition == condition.condition),
-            label=lambda _, label=condition.label: label,
+            label=_labelled(condition.label),
             source=name,
         )
         for condition in conditions
         for name in condition.runs
     ]
-    result = effects_of_chains(merge_chains(parts), controls[0].label, thresholds[0])
+    primary = primaries.pop() if len(primaries) == 1 else None
+    result = effects_of_chains(merge_chains(parts), controls[0].label, thresholds[0], primary=primary)
     if result is None:
         return None, f"{control} has no trial record (its run holds metrics.json only): nothing to pair."
     if not result.rows:

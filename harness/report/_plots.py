@@ -61,7 +61,8 @@ def _save(figure: Figure, path: Path) -> Path:
     """
     for _ in range(_FIT_ROUNDS):
         figure.draw_without_rendering()  # lays the figure out, draws no pixels
-        content = figure.get_tightbbox(figure.canvas.get_renderer())
+        renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]  # Agg's canvas has one
+        content = figure.get_tightbbox(renderer)
         width, height = figure.get_size_inches()
         wider = max(0.0, -content.x0) + max(0.0, content.x1 - width)
         taller = max(0.0, -content.y0) + max(0.0, content.y1 - height)
@@ -167,7 +168,7 @@ def plot_rrr_vs_trials(
 def plot_solved_and_mention(
     conditions: Sequence[ReportCondition], shares: Sequence[dict[str, Share]], path: Path
 ) -> Path:
-    """Grouped bars per condition (solved, mention strict, mention normalized) with 95% Wilson intervals."""
+    """Grouped bars per condition (solved, mention strict, mention normalized) with 95% intervals over tasks."""
     figure = _figure(len(conditions))
     axes = figure.add_subplot()
     width = 0.8 / len(SHARE_MEASURES)
@@ -194,7 +195,7 @@ def plot_solved_and_mention(
     axes.set_ylim(0, 118)
     axes.set_xlabel("condition (numbers on bars: count / denominator)")
     axes.set_ylabel("share (%)")
-    figure.suptitle("Solved tasks and object mention per condition, with 95% Wilson intervals")
+    figure.suptitle("Solved tasks and object mention per condition, with 95% intervals over tasks")
     figure.legend(loc="outside lower center", ncols=len(SHARE_MEASURES), fontsize=8)
     return _save(figure, path)
 

@@ -1,10 +1,11 @@
 """The report's tables as data: named columns and raw values (numbers, booleans, None, text), the figures the
 report's own tables format, for CSV and LaTeX (harness.report.table_files) and dataframes (harness.report.frames).
 
-Each interval's bounds are columns of their own (`solved_low`, `solved_high`), beside the share they bound. A share
-of reflections has two: metrics.json's Wilson interval over reflections (`on_task_low`, `on_task_high`), and the
-interval resampling tasks the report's tables show (`on_task_task_low`, `on_task_task_high`, beside `on_task_tasks`,
-the tasks resampled; harness.metrics.task_shares).
+Each interval's bounds are columns of their own (`solved_low`, `solved_high`: Clopper-Pearson over tasks), beside
+the share they bound. A share of reflections has two: metrics.json's reflections pooled with Wilson's interval over
+reflections (`on_task_rate`, `on_task_low`, `on_task_high`), and the mean over tasks of each task's share with its
+interval over tasks that the report's tables show (`on_task_task_mean`, `on_task_task_low`, `on_task_task_high`,
+beside `on_task_tasks`, the tasks; harness.metrics.task_shares).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from harness.metrics.core import ConditionMetrics, TaskMetrics
 from harness.metrics.effects import Effects
 from harness.metrics.figures import DATA_COLUMNS, Measured, Value, figure_values
 from harness.metrics.fisher import PairwiseFisher
+from harness.records.identity import IDENTITY_LABELS
 from harness.report._combine import ReportCondition
 
 Row = dict[str, Value]
@@ -25,7 +27,6 @@ CONDITIONS = "conditions"
 TASKS = "tasks"
 EFFECTS = "effects"
 SOLVED_TESTS = "solved_tests"
-IDENTITY_LABELS = ("on_task", "off_task", "vacuous")
 
 
 class DataTable(BaseModel):
@@ -43,7 +44,7 @@ def _table(name: str, columns: Sequence[str], rows: Sequence[Row]) -> DataTable:
 
 
 def totals_row(totals: ConditionMetrics, tasks: Sequence[TaskMetrics]) -> Row:
-    """A condition's figures as the catalogue reads them (harness.metrics.figures): counts, rates with their Wilson
+    """A condition's figures as the catalogue reads them (harness.metrics.figures): counts, rates with their
     bounds (and, for shares of reflections, their bounds over `tasks`, the condition's per-task figures), mean RRR,
     frozen, malformed."""
     return figure_values(Measured(totals, tasks))
@@ -118,8 +119,9 @@ def effects_data(effects: Effects | None) -> DataTable:
     """effects.json's rows (no row when the report has no effects); McNemar's discordant tasks as gained, lost."""
     rows = []
     for row in effects.rows if effects else []:
+        assert effects is not None  # a row comes only from effects
         gained, lost = row.discordant if row.discordant is not None else (None, None)
-        rows.append(row.model_dump() | {"control": effects.control, "gained": gained, "lost": lost})  # type: ignore[union-attr]
+        rows.append(row.model_dump() | {"control": effects.control, "gained": gained, "lost": lost})
     return _table(EFFECTS, EFFECT_COLUMNS, rows)
 
 

@@ -18,16 +18,9 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from envs.humaneval import HumanEvalProblem, data_bytes, load_problems, select_problems
-from envs.sandbox import CheckScript, SandboxLimits, run_tests
-from harness.domains.base import Attempt, Domain
-from harness.domains.frozen_in import keep_frozen
-from harness.domains.hashing import prompts_hash
-from harness.domains.humaneval.actor import (
-    TestFilter,
-    first_implementation,
-    improved_implementation,
-    internal_tests,
-)
+from harness.domains.humaneval.actor import TestFilter, first_implementation, improved_implementation, internal_tests
+from harness.records.humaneval import CodeAttempt, InternalTests
+from harness.errors import GameNotFoundError
 from harness.domains.humaneval.config import HumanEvalEnvConfig
 from harness.domains.humaneval.extraction import CodeExtraction
 from harness.domains.humaneval.feedback import (
@@ -37,11 +30,12 @@ from harness.domains.humaneval.feedback import (
     internal_signals,
     run_internal_tests,
 )
+from harness.domains.base import Attempt, Domain
 from harness.domains.humaneval.reflection import HumanEvalReflection
-from harness.errors import GameNotFoundError
+from harness.domains.hashing import prompts_hash
 from harness.llm.metering import MeteredLLM
 from harness.records import TrialRecord
-from harness.records.humaneval import CodeAttempt, InternalTests
+from envs.sandbox import CheckScript, SandboxLimits, run_tests
 from harness.records.step import Step
 
 INTERNAL_PASSED = "internal_tests_passed"
@@ -141,8 +135,8 @@ class HumanEvalDomain(Domain):
         return {"problems": hashlib.sha256(data_bytes()).hexdigest(), "prompts": prompts_hash("humaneval")}
 
 
-def build(env: HumanEvalEnvConfig) -> HumanEvalDomain:
-    """The domain of a run's env config."""
+def build(env: HumanEvalEnvConfig, only: frozenset[str] | None = None) -> HumanEvalDomain:
+    """The domain of a run's env config; `only`: the held-out tasks it keeps (None: all it selects)."""
     protocol = CodeProtocol(
         max_tests=env.max_tests,
         test_filter=env.test_filter,
@@ -152,8 +146,8 @@ def build(env: HumanEvalEnvConfig) -> HumanEvalDomain:
         check_limits=SandboxLimits(timeout_s=env.check_timeout_s),
     )
     problems = select_problems(load_problems(), ids=env.problems or None, first_n=env.first_n)
-    if env.frozen_in is not None:
-        problems = keep_frozen(problems, lambda problem: problem.task_id, env)
+    if only is not None:
+        problems = [problem for problem in problems if problem.task_id in only]
         if not problems:
             raise GameNotFoundError(
                 f"env.problems={env.problems}, env.first_n={env.first_n} and env.frozen_in={env.frozen_in} together "

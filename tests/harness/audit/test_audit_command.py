@@ -1,4 +1,4 @@
-"""`python -m harness.audit`: the audit over every shipped source, object mention via the mapping, and `show`."""
+"""`reflexion-audit`: the audit over every shipped source, object mention via the mapping, and `show`."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 from scipy.stats import spearmanr
 
-from harness.audit.__main__ import main
+from harness.cli.audit import main
 from harness.audit.paper_claims import HUMANEVAL_RUN
 from harness.audit.sources import discover_sources
+from harness.domains.hotpotqa.identity import RULE as HOTPOTQA_RULE
+from harness.domains.humaneval.identity import RULE as HUMANEVAL_RULE
 from tests.harness.report.commonmark import tables
 from tests.in_process import run_module
 
@@ -186,10 +188,26 @@ def test_a_mapping_missing_an_env_with_reflections_is_one_sentence(
 def test_an_out_that_is_a_file_is_refused_before_the_audit_runs(tmp_path: Path) -> None:
     out = tmp_path / "audit.md"
     out.write_text("kept\n")
-    result = run_module("harness.audit", "--out", str(out))
+    result = run_module("harness.cli.audit", "--out", str(out))
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == f"error: --out={out} is a file, not a directory; name a directory.\n"
     assert out.read_text() == "kept\n"
+
+
+def test_an_out_in_a_run_directory_is_refused_before_the_audit_runs(tmp_path: Path) -> None:
+    """'reflexion-audit --out <a run's directory> writes audit.json and audit.md among the run's files (the
+    report and the index refuse such a folder now; the audit should too).'"""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "trials.jsonl").write_text("")
+    for out, where in ((run, ""), (run / "audit", f"inside {run}, ")):
+        result = run_module("harness.cli.audit", "--out", str(out))
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr == (
+            f"error: --out {out} is {where}a run's directory (it holds trials.jsonl), and audit.json and audit.md "
+            "would be written among its files; give a folder outside every run directory, e.g. results/audit.\n"
+        )
+    assert sorted(path.name for path in run.iterdir()) == ["trials.jsonl"]
 
 
 def test_show_prints_a_frozen_environment_with_its_similarities(capsys: pytest.CaptureFixture[str]) -> None:
@@ -217,7 +235,7 @@ def test_show_names_an_unknown_task_and_its_close_matches(capsys: pytest.Capture
 
 
 def test_show_an_unknown_source_exits_2_with_one_line() -> None:
-    result = run_module("harness.audit", "show", "alfworld_runs/root/reflexion_run_log", "env_22")
+    result = run_module("harness.cli.audit", "show", "alfworld_runs/root/reflexion_run_log", "env_22")
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
@@ -229,10 +247,10 @@ def test_the_humaneval_and_hotpotqa_runs_report_task_identity_beside_rrr(audit: 
     report, markdown = audit
     by_source = {identity["source"]: identity for identity in report["identity"]}
     code = by_source["programming_runs/root/reflexion_humaneval_py_pass_at_1/reflexion_humaneval_py_pass_at_1.jsonl"]
-    assert code["rule"] == "humaneval/2" and code["identity"]["reflections"] > 100
+    assert code["rule"] == HUMANEVAL_RULE and code["identity"]["reflections"] > 100
     assert code["frozen_identity"]["reflections"] == _row(report, code["source"])["reflections_in_frozen"]
     hotpotqa = [identity for identity in report["identity"] if identity["domain"] == "hotpotqa"]
-    assert hotpotqa and all(identity["rule"] == "hotpotqa/2" for identity in hotpotqa)
+    assert hotpotqa and all(identity["rule"] == HOTPOTQA_RULE for identity in hotpotqa)
     assert any(identity["identity"]["reflections"] > 200 for identity in hotpotqa)
     assert "## Task identity in the HumanEval and HotpotQA runs" in markdown
     checks = {check["claim"]["id"]: check for check in report["paper"]}

@@ -14,7 +14,6 @@ import pytest
 
 from tests.runner import ROOT, run_cli
 
-GATE_CLI = ROOT / "harness" / "gate" / "__main__.py"
 
 
 class Case(NamedTuple):
@@ -107,6 +106,12 @@ CASES = {
         ("model=openai-compatible", "model.base_url=not-a-url"), ("model.base_url = 'not-a-url'", "http://")
     ),
     "bad cache mode": Case(("llm.cache.mode=bogus",), ("llm.cache.mode = 'bogus'", "'off', 'record', 'replay'")),
+    # "insights.folds has no bound: 100,000 folds on 4 tasks prints 99,996 lines; 10^9 ends in MemoryError"
+    "more folds than tasks": Case(
+        ("experiment=hotpotqa_insights_plant", "insights.folds=100000", "llm.cache.mode=replay",
+         "llm.cache.path=tests/fixtures/insights_plant/llm_cache.jsonl"),
+        ("insights.folds = 100000 is invalid: the run has 6 task(s)", "accepted: 2 to 6"),
+    ),  # fmt: skip
     "replay without a cache file": Case(
         ("llm.cache.mode=replay", "llm.cache.path={tmp}/absent.jsonl"),
         ("llm.cache.path={tmp}/absent.jsonl does not exist", "llm.cache.mode=auto"),
@@ -178,10 +183,8 @@ def test_bad_input_is_one_sentence_and_writes_nothing(tmp_path: Path, case: Case
     before = files_under(tmp_path)
     run_dir = tmp_path / "run"
     if args[0] == "gate":
-        if not GATE_CLI.exists():
-            pytest.skip("harness/gate/__main__.py does not exist yet")
         result = subprocess.run(
-            [sys.executable, "-m", "harness.gate", *args[1:]], cwd=ROOT, capture_output=True, text=True, timeout=120
+            [sys.executable, "-m", "harness.cli.gate", *args[1:]], cwd=ROOT, capture_output=True, text=True, timeout=120
         )
     else:
         if not any(arg.startswith("llm.cache.path=") for arg in args):

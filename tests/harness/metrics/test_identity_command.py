@@ -1,4 +1,4 @@
-"""`python -m harness.metrics.identity FILE.jsonl`: each line printed back, in order, with its label and evidence; what
+"""`reflexion-identity FILE.jsonl`: each line printed back, in order, with its label and evidence; what
 the rest of the harness refuses, refused in one sentence; a closed pipe and the usage handled as a command should."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.domains.hotpotqa.questions import load_questions
-from harness.metrics.identity.__main__ import main
+from harness.cli.identity import main
 from tests.in_process import Outcome, run_module
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -19,8 +19,8 @@ MUG_TO_DESK = "pick_and_place_simple-Mug-None-Desk-308"
 
 
 def _run(*arguments: str, stdin: str = "") -> Outcome:
-    """`python -m harness.metrics.identity <arguments>` in this process (a closed pipe needs a real one: below)."""
-    return run_module("harness.metrics.identity", *arguments, stdin=stdin)
+    """`reflexion-identity <arguments>` in this process (a closed pipe needs a real one: below)."""
+    return run_module("harness.cli.identity", *arguments, stdin=stdin)
 
 
 def test_lines_of_three_domains_come_back_labelled_in_order(tmp_path: Path) -> None:
@@ -73,11 +73,14 @@ def test_a_bad_line_is_one_sentence_and_exit_2(tmp_path: Path) -> None:
         # NaN: once accepted and printed back, so the output was not JSON.
         ('{"domain": "alfworld", "task": "%s", "text": "take the mug", "score": NaN}' % MUG_TO_DESK,
          "NaN is not a JSON number"),
+        # A number beyond a float's range: read as infinity, then a traceback when printed back.
+        ('{"domain": "alfworld", "task": "%s", "text": "take the mug", "score": 1e999}' % MUG_TO_DESK,
+         "1e999 is a number too large for a float"),
         # Nesting deep enough to exhaust the parser's recursion: once a traceback.
         ('{"domain": "alfworld", "task": "%s", "text": "x", "deep": %s1%s}' % (MUG_TO_DESK, "[" * 100_000, "]" * 100_000),
          "nested too deeply"),
     ],
-    ids=["unknown object type", "a key twice", "NaN", "deep nesting"],
+    ids=["unknown object type", "a key twice", "NaN", "1e999", "deep nesting"],
 )  # fmt: skip
 def test_what_the_harness_refuses_is_refused_in_one_sentence(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, says: str
@@ -95,7 +98,7 @@ def test_a_reader_that_stops_reading_ends_it_quietly(tmp_path: Path) -> None:
     path = tmp_path / "in.jsonl"
     line = json.dumps({"domain": "alfworld", "task": MUG_TO_DESK, "text": "I will take the mug to desk 1. " * 20})
     path.write_text((line + "\n") * 400)  # more than a pipe's buffer, so the writer meets the closed end
-    command = [sys.executable, "-m", "harness.metrics.identity", str(path)]
+    command = [sys.executable, "-m", "harness.cli.identity", str(path)]
     with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
         assert process.stdout is not None and process.stderr is not None
         first = process.stdout.readline()  # `| head -1`
@@ -103,14 +106,29 @@ def test_a_reader_that_stops_reading_ends_it_quietly(tmp_path: Path) -> None:
         error = process.stderr.read()
         code = process.wait()
     assert json.loads(first)["label"] == "on_task"
-    assert error == "" and code == 141  # 128 + SIGPIPE, as `python -m harness.gate show | head` exits
+    assert error == "" and code == 141  # 128 + SIGPIPE, as `reflexion-gate show | head` exits
+
+
+def test_a_closed_standard_output_is_one_sentence_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'The identity command gives a traceback when stdout is closed' (`>&-`, where Python's sys.stdout is None)."""
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps({"domain": "alfworld", "task": MUG_TO_DESK, "text": "take the mug"}) + "\n")
+    monkeypatch.setattr(sys, "stdout", None)
+    with pytest.raises(SystemExit) as stopped:
+        main([str(path)])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err == (
+        "error: standard output is closed, and the labelled lines are written there; send it to a file or a pipe.\n"
+    )
 
 
 def test_the_usage_prints_as_its_lines() -> None:
     result = _run()
     lines = result.stderr.splitlines()
     assert result.returncode == 2 and result.stdout == ""
-    assert lines[0].startswith("`python -m harness.metrics.identity FILE.jsonl`") and len(lines) > 5
+    assert lines[0].startswith("`reflexion-identity FILE.jsonl`") and len(lines) > 5
     assert any(line.strip().startswith('{"domain": "humaneval"') for line in lines)
     assert lines[-1] == "error: give one JSON-lines file (or -), got 0 arguments."
     helped = _run("--help")

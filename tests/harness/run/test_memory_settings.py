@@ -6,7 +6,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from harness.errors import ConfigError
-from harness.run.config import RunConfig, validate_config
+from harness.run.config import RunConfig
+from harness.run.validation import validate_config
 from harness.run.config_dirs import CONFIG_DIR
 
 
@@ -45,3 +46,10 @@ def test_bad_insight_settings_are_one_sentence(overrides: tuple[str, ...], words
         composed(*overrides)
     message = str(error.value)
     assert words in message and message.count("\n") == 0, message
+
+
+def test_retrieved_examples_are_for_alfworld_only() -> None:
+    assert composed("memory.scope=insights", "insights.fewshots=task_similarity").insights.fewshots == "task_similarity"
+    with pytest.raises(ConfigError, match=r"^insights.fewshots=task_similarity replaces ALFWorld's fixed examples; "
+                                          r"env=hotpotqa keeps its own \(accepted here: insights.fewshots=fixed\).$"):
+        composed("env=hotpotqa", "memory.scope=insights", "insights.fewshots=task_similarity")

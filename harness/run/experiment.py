@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.run.config import Condition, RunConfig
-from harness.run.held_out import compare_with_selection, frozen_in, kept_selection, warn_greedy_roles
+from harness.run.held_out import (
+    SelectionReading, compare_with_selection, frozen_in, kept_selection, warn_greedy_roles,
+)
 from harness.domains.base import Domain
-from harness.domains.frozen_in import SelectionReading
 from harness.domains.registry import identity_rule, mention_rules
 from harness.reflection.gated_memory import GatedMemory
 from harness.llm import CacheStore
@@ -45,7 +46,7 @@ def condition_gate(condition: Condition, source: ReflectionSource, run_dir: Path
     """The gate store of a gated condition (`<run_dir>/gate/<condition>/`), or None for the others."""
     if not source.needs_gate:
         return None
-    policy = source.options.policy  # type: ignore[attr-defined]
+    policy = source.options.policy  # type: ignore[attr-defined]  # a source that needs a gate has a policy
     return GatedMemory(run_dir / GATE_DIR / condition.name, policy, source.memory_window)
 
 
@@ -68,7 +69,7 @@ def condition_run(
 
 
 class Experiment:
-    """A planned run of a validated config, its domain and its selection run (harness/cli/compose.py prepares them
+    """A planned run of a validated config, its domain and its selection run (harness/run/preparation.py prepares them
     as a `PreparedRun`): models set up, earlier records read. What can still fail on bad input (the run directory's
     records) fails here, before anything is written; the domain is the experiment's to close from here on.
     """
@@ -194,7 +195,7 @@ class Experiment:
             self.lock.ensure_held()
             records = self.trial_log.records
             target, mentions = mention_rules(self.domain.name)
-            targets = {task: target(task) for task in self.plan.tasks}
+            targets = {task: target(task) for task in self.plan.tasks or ()}
             thresholds = Thresholds.model_validate(self.config.metrics.model_dump())
             metrics = run_metrics(records, self.plan, targets, mentions, identity_rule(self.domain.name), thresholds)
             write_metrics(self.run_dir, metrics)

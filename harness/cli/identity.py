@@ -1,4 +1,4 @@
-"""`python -m harness.metrics.identity FILE.jsonl`: label reflections from any harness's logs.
+"""`reflexion-identity FILE.jsonl`: label reflections from any harness's logs.
 
 Reads JSON lines, one reflection each, and prints each line back, in the same order, with `label` (on_task,
 off_task, vacuous) and `evidence` (the words that decided it) added, one JSON line each. `-` reads standard input.
@@ -93,6 +93,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         _print_usage(sys.stderr)
         fail(f"give one JSON-lines file (or -), got {len(arguments)} arguments.")
     name = arguments[0]
+    if sys.stdout is None:  # started with its standard output closed (`>&-`): the interpreter sets it so
+        fail("standard output is closed, and the labelled lines are written there; send it to a file or a pipe.")
     try:
         labelled = _read(name)
     except UnicodeDecodeError as error:

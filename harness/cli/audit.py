@@ -1,5 +1,5 @@
-"""`python -m harness.audit [run] [--out DIR] [--env-to-game FILE] [--logs DIR] [--html] [--semantic ...]` and
-`python -m harness.audit show SOURCE TASK`.
+"""`reflexion-audit [run] [--out DIR] [--env-to-game FILE] [--logs DIR] [--html] [--semantic ...]` and
+`reflexion-audit show SOURCE TASK`.
 
 Without a subcommand the audit runs, so the short form writes audit.json and audit.md.
 """
@@ -20,13 +20,13 @@ from harness.audit.sources import DEFAULT_ROOT, get_source, load_source
 from harness.audit.task_inspection import find_task, inspect_task, render_inspection
 from harness.errors import HarnessError, fail
 from harness.metrics.semantic import add_semantic_options, semantic_cache
-from harness.records.run_dir import check_output_dir
+from harness.records.run_dir import check_in_no_run, check_output_dir
 
 COMMANDS = ("run", "show")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m harness.audit", description="Audit the published Reflexion logs.")
+    parser = argparse.ArgumentParser(prog="reflexion-audit", description="Audit the published Reflexion logs.")
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="write audit.json and audit.md (the default)")
     run.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: results/audit)")
@@ -44,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
 def _run(args: argparse.Namespace) -> None:
     start = time.perf_counter()
     check_output_dir(str(args.out), "--out")  # before the audit's work, not after it
+    check_in_no_run(args.out, "--out", "and audit.json and audit.md would be written among its files; give a folder "
+                    "outside every run directory, e.g. results/audit")  # fmt: skip
     # The model is loaded before any log is read, so a missing extra costs a sentence, not an audit's time.
     embeddings = semantic_cache(args)
     report = run_audit(args.logs, args.env_to_game, embeddings, args.semantic_threshold)
