@@ -240,7 +240,7 @@ def diagnosis_blocks(report: AuditReport) -> list[Block]:
         "was missed, names the trial's cause (docs/diagnosis.md). The no-context logs are left out: their agents read no "
         "paragraphs, which the rules' grounding assumes.",
     )
-    rows = [
+    rows: list[list[str | Code]] = [
         [
             Code(log.source),
             f"{log.reflections} ({log.tasks})",

@@ -26,6 +26,7 @@ from itertools import pairwise
 from harness.domains.hotpotqa.diagnosis_trial import (
     STOPWORDS,
     FailedQuestion,
+    SupportingFact,
     from_line,
     from_record,
     keys,

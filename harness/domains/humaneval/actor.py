@@ -13,15 +13,10 @@ from typing import Literal
 
 from envs.humaneval import HumanEvalProblem
 from harness.domains.humaneval.extraction import CodeExtraction, extract_implementation
+from harness.records.humaneval import DroppedTest, Implementation, InternalTests, TestDropReason
 from harness.llm import ChatMessage, chat_request
 from harness.llm.metering import MeteredLLM
 from harness.llm.prompts import read_prompt
-from harness.records.humaneval import (
-    DroppedTest,
-    Implementation,
-    InternalTests,
-    TestDropReason,
-)
 
 TEST_GENERATION_MAX_TOKENS = 1024
 IMPLEMENTATION_MAX_TOKENS = 1024

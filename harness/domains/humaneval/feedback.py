@@ -16,10 +16,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from envs.sandbox import AssertTests, SandboxLimits, Verdict, run_tests
+from harness.records.humaneval import CodeSignals
 from harness.domains.humaneval.signals import extract_code_signals, raised_error
 from harness.llm.prompts import read_prompt
-from harness.records.humaneval import CodeSignals
+from envs.sandbox import AssertTests, SandboxLimits, Verdict, run_tests
 
 FeedbackStyle = Literal["reflexion", "repr"]
 TYPING_PREAMBLE = "from typing import *"

@@ -155,9 +155,10 @@ def _run_statements(
         verdict = run_tests(code, AssertTests(asserts=statements), limits, preamble=TYPING_PREAMBLE)
         if verdict.load_error is not None:
             return _all_raise(remaining, verdict.load_error, found)
-        if len(verdict.tests) >= len(prefix) and prefix and verdict.tests[len(prefix) - 1].error is not None:
+        bound = verdict.tests[len(prefix) - 1].error if prefix and len(verdict.tests) >= len(prefix) else None
+        if bound is not None:
             # The candidate (the entry point) could not be bound: every test fails on that.
-            return _all_raise(remaining, verdict.tests[len(prefix) - 1].error, found)
+            return _all_raise(remaining, bound, found)
         results = verdict.tests[len(prefix) :]
         for (source, number), result in zip(remaining, results):
             if number is not None:

@@ -23,11 +23,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from harness.domains.humaneval.failures import (
-    failure_of_line,
-    failure_types,
-    named_types,
-)
+from harness.domains.humaneval.failures import failure_of_line, failure_types, named_types
 from harness.domains.humaneval.mention import case_spans, mentions_case, value_pattern
 from harness.domains.humaneval.vocabulary import (
     GENERIC,

@@ -10,10 +10,11 @@ import ast
 import re
 from collections.abc import Sequence
 
+from harness.records.humaneval import CheckedCall
 from harness.metrics.core import MentionCounts
 from harness.metrics.object_mention import MentionSpan, MentionVariant
 from harness.records import TrialRecord
-from harness.records.humaneval import CheckedCall
+
 
 MENTION_NOTE = (
     "HumanEval: the object is a failed test case; strict: its call exactly as the test wrote it (e.g. add(1, 2)); "

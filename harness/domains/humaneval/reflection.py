@@ -6,21 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.domains.base import ReflectionHooks, ReflectionInput, TemplateCandidates
-from harness.domains.humaneval.actor import (
-    REFLEXION_CHAT_TEMPERATURE,
-    code_block,
-    reflection_messages,
-)
+from harness.domains.humaneval.actor import REFLEXION_CHAT_TEMPERATURE, code_block, reflection_messages
+from harness.records.humaneval import CodeAttempt, CodeSignals
 from harness.llm import ChatMessage, LLMRequest, chat_request
-from harness.llm.prompts import (
-    GATED_MAX_TOKENS,
-    gated_messages,
-    read_prompt,
-    signals_block,
-)
+from harness.llm.prompts import GATED_MAX_TOKENS, gated_messages, read_prompt, signals_block
 from harness.records.details import ExtractedCodeSignals, ReflectionDetails
 from harness.records.gate import Turn
-from harness.records.humaneval import CodeAttempt, CodeSignals
 
 # Reflexion's programming reflector asked for 1024 tokens; a reflection ends its turn long before.
 CODE_REFLECTION_MAX_TOKENS = 1024

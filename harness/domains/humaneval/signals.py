@@ -10,13 +10,8 @@ from __future__ import annotations
 
 import ast
 
+from harness.records.humaneval import CheckedCall, CodeSignals, FailedAssert, RaisedError
 from envs.sandbox import AssertTests, RaisedException, TestResult, TestSuite, Verdict
-from harness.records.humaneval import (
-    CheckedCall,
-    CodeSignals,
-    FailedAssert,
-    RaisedError,
-)
 
 CHECK_PARAMETER = "candidate"
 """HumanEval's check(candidate) calls the function under test by this name, not by its entry point."""

@@ -18,15 +18,7 @@ from harness.domains.humaneval.actor import (
     parse_internal_tests,
     reflection_messages,
 )
-from harness.llm import (
-    CachedLLM,
-    CacheStore,
-    CallContext,
-    ChatMessage,
-    LLMRequest,
-    LLMResponse,
-    Usage,
-)
+from harness.llm import CachedLLM, CacheStore, CallContext, ChatMessage, LLMRequest, LLMResponse, Usage
 from harness.llm.metering import MeteredLLM
 from harness.llm.prompts import PROMPTS_DIR
 

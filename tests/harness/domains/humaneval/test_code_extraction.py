@@ -7,13 +7,8 @@ import json
 import pytest
 
 from envs.humaneval import HumanEvalProblem, load_problems
+from harness.domains.humaneval.extraction import MISSING_CODE, extract_implementation, reflexion_code, repaired_implementation
 from envs.sandbox import AssertTests, CheckScript, run_tests
-from harness.domains.humaneval.extraction import (
-    MISSING_CODE,
-    extract_implementation,
-    reflexion_code,
-    repaired_implementation,
-)
 from tests.runner import ROOT
 
 PROBLEMS = {problem.task_id: problem for problem in load_problems()}

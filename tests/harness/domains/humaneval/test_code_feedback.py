@@ -8,12 +8,8 @@ import json
 import pytest
 
 from envs.humaneval import load_problems
+from harness.domains.humaneval.feedback import feedback_text, internal_signals, run_internal_tests
 from envs.sandbox import SandboxLimits
-from harness.domains.humaneval.feedback import (
-    feedback_text,
-    internal_signals,
-    run_internal_tests,
-)
 from tests.runner import ROOT
 
 HAS_CLOSE = next(p for p in load_problems() if p.task_id == "HumanEval/0")

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.domains.humaneval.mention import (
-    failed_test_mention,
-    mentions_case,
-    mentions_failed_test,
-)
+from harness.domains.humaneval.mention import failed_test_mention, mentions_case, mentions_failed_test
 from harness.domains.humaneval.signals import checked_call
 from harness.metrics.core import MentionCounts
 

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.domains import registry
-from harness.domains.humaneval.mention import (
-    case_spans,
-    mentions_case,
-    reflection_spans,
-)
+from harness.domains.humaneval.mention import case_spans, mentions_case, reflection_spans
 from harness.domains.humaneval.signals import checked_call
+from harness.domains import registry
 from harness.domains.registry import mention_spans, register_domain
 from tests.harness.factories import make_record
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from envs.humaneval import load_problems
-from envs.sandbox import AssertTests, CheckScript, SandboxLimits, run_tests
-from harness.domains.humaneval.signals import checked_call, extract_code_signals
 from harness.records.humaneval import CheckedCall
+from harness.domains.humaneval.signals import checked_call, extract_code_signals
+from envs.sandbox import AssertTests, CheckScript, SandboxLimits, run_tests
 
 PROBLEMS = {problem.task_id: problem for problem in load_problems()}
 HAS_CLOSE = PROBLEMS["HumanEval/0"]

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from envs.humaneval import load_problems, select_problems
-from envs.sandbox import SandboxLimits
 from harness.domains.humaneval.domain import CodeProtocol, HumanEvalDomain
 from harness.llm import CachedLLM, CacheStore, LLMRequest, LLMResponse, Usage
-from harness.records import TrialLog
-from harness.records.details import ExtractedCodeSignals
-from harness.reflection import get_source
 from harness.run.loop import ConditionRun, LoopSettings, run_loop
 from harness.run.progress import Progress
+from harness.records import TrialLog
+from harness.reflection import get_source
+from harness.records.details import ExtractedCodeSignals
+from envs.sandbox import SandboxLimits
 
 PROBLEM = "HumanEval/2"  # truncate_number: the decimal part of a positive float
 TESTS = (

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.metrics.run import METRICS_FILE
 from harness.records import read_trials, records_without_timing
 from harness.records.details import ExtractedCodeSignals
+from harness.metrics.run import METRICS_FILE
 from tests.finished_runs import play
 from tests.runner import ROOT
 
