@@ -3,7 +3,9 @@ add entries without replacing the harness's own or stopping it when one is broke
 
 from __future__ import annotations
 
+import signal
 import sys
+from collections.abc import Iterator
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
@@ -101,6 +103,16 @@ def test_discovery_runs_once_before_the_first_lookup_and_may_register() -> None:
     assert "found" not in numbers and calls == [1]
 
 
+@pytest.fixture
+def python_ctrl_c() -> Iterator[None]:
+    """Python's own Ctrl-C handler, as a command started from a terminal has it: a shell's background job inherits
+    SIGINT ignored, and an ignored signal stops nothing."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("python_ctrl_c")
 def test_a_keyboard_interrupt_a_plugin_raises_itself_is_its_failure_but_a_ctrl_c_stays_the_users(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
