@@ -49,7 +49,8 @@ class AlfworldEnvConfig(BaseModel):
         ge=0,
         strict=True,
         description="Engine processes for concurrent episodes at most (started as episodes overlap); null = "
-        f"{ENGINE_WORKERS_PER_CORE} per core this process may use; 0 or 1 = in this process.",
+        f"{ENGINE_WORKERS_PER_CORE} per core this process may use (this process when the run plays one episode at a "
+        "time); 0 or 1 = in this process.",
     )
 
     @field_validator("translation_cache")

@@ -33,16 +33,21 @@ class AlfworldDomain(Domain):
         newline_before_prompt: bool = False,
         engine_workers: int = 1,
         translation_cache: Path | None = None,
+        workers_chosen: bool = True,
     ) -> None:
         """engine_workers: engine processes for concurrent episodes; 0 or 1 plays every episode in this process.
-        translation_cache: where engines keep the games' translations on disk (None: in memory only)."""
+        translation_cache: where engines keep the games' translations on disk (None: in memory only).
+        workers_chosen: False when engine_workers is the per-core default, which a run playing one episode at a
+        time (warm_up(1)) replaces by this process."""
         self.games = {game.game_id: game for game in games}
         self.max_steps = max_steps
         self.newline_before_prompt = newline_before_prompt
+        self._translations = translation_cache
+        self._workers_chosen = workers_chosen
+        self._workers: EngineWorkers | None = None
         if engine_workers > 1:
-            self._workers: EngineWorkers | None = EngineWorkers(engine_workers, translation_cache)
+            self._workers = EngineWorkers(engine_workers, translation_cache)
         else:
-            self._workers = None
             keep_translations_in(translation_cache)
 
     def _episode(self, game: AlfworldGame) -> AlfworldEpisode | RemoteEpisode:
@@ -101,8 +106,15 @@ class AlfworldDomain(Domain):
             return opening(env.reset().observation)
 
     def warm_up(self, concurrency: int) -> None:
-        if self._workers is not None:
-            self._workers.start(concurrency)
+        if self._workers is None:
+            return
+        if concurrency <= 1 and not self._workers_chosen:
+            # One episode at a time never overlaps: a worker process would only add its start (about 1.5 s of CPU).
+            self._workers.close()
+            self._workers = None
+            keep_translations_in(self._translations)
+            return
+        self._workers.start(concurrency)
 
     def close(self) -> None:
         if self._workers is not None:
@@ -121,4 +133,11 @@ class AlfworldDomain(Domain):
 def build(env: AlfworldEnvConfig, only: frozenset[str] | None = None) -> AlfworldDomain:
     """The domain of a run's env config; `only`: the held-out tasks it keeps (None: all it selects)."""
     translations = Path(env.translation_cache).resolve() if env.translation_cache else None
-    return AlfworldDomain(choose_games(env, only), env.max_steps, env.newline_before_prompt, env.workers(), translations)
+    return AlfworldDomain(
+        choose_games(env, only),
+        env.max_steps,
+        env.newline_before_prompt,
+        env.workers(),
+        translations,
+        workers_chosen=env.engine_workers is not None,
+    )
