@@ -221,9 +221,16 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-# Commands that are a session's finished run (tests/finished_runs.py plays exactly these words): the run is copied
-# into the workspace where the command would have written it.
-PLAYED = {FIVE: "five_conditions_run", HOTPOTQA: "hotpotqa_demo_run"}
+# Commands a session's fixture has played (tests/finished_runs.py): what it wrote is copied into the workspace where
+# the command writes it. The runs are these very words; the audit is `reflexion-audit --html`, the same tables and
+# one page more, played once for the suite instead of twice.
+PLAYED = {FIVE: "five_conditions_run", HOTPOTQA: "hotpotqa_demo_run", "reflexion-audit": "published_audit"}
+
+
+def _written_to(command: str) -> str:
+    """Where a played command writes: its hydra.run.dir, or the audit's default --out."""
+    runs = [w.split("=", 1)[1] for w in shlex.split(command) if w.startswith("hydra.run.dir=")]
+    return runs[0] if runs else "results/audit"
 # Run in this process: the command line and the report and gate commands, which read and write only what their
 # arguments and working directory name. Others run in a shell (the audit finds its default --out from its own file).
 IN_PROCESS = ("python run.py ", "reflexion-report ", "reflexion-gate ")
@@ -254,8 +261,7 @@ def run_documented(workspace: Path, request: pytest.FixtureRequest) -> Callable[
                 assert run(needed).returncode == 0, f"{needed!r}, which {command!r} needs, failed"
             if command in PLAYED:
                 played: Path = request.getfixturevalue(PLAYED[command])
-                [run_dir] = [w.split("=", 1)[1] for w in shlex.split(command) if w.startswith("hydra.run.dir=")]
-                shutil.copytree(played, workspace / run_dir, symlinks=True)
+                shutil.copytree(played, workspace / _written_to(command), symlinks=True)
                 done[command] = Outcome(shlex.split(command), 0, "", "")
             elif command.startswith(IN_PROCESS):
                 done[command] = _run_here(command, workspace, {"REFLEXION_HARNESS_MODEL_DIR": env["REFLEXION_HARNESS_MODEL_DIR"]})

@@ -13,6 +13,9 @@ from tests.fixtures.diagnosis.agreement import (
     markdown,
     measures,
     scored,
+    second_reader,
+    second_reader_markdown,
+    second_reader_measures,
 )
 
 README = Path(__file__).resolve().parents[3] / "fixtures" / "diagnosis" / "hotpotqa" / "README.md"
@@ -50,3 +53,12 @@ def test_every_label_is_one_the_rubric_allows() -> None:
 
 def test_the_readme_holds_these_tables() -> None:
     assert markdown("hotpotqa") in README.read_text(encoding="utf-8")
+
+
+def test_a_blind_second_reader_meets_the_issues_bars_on_the_held_out_split() -> None:
+    """Reader C never saw the rules: on version 2's held-out split, hit kappa >= 0.7 and confabulated >= 0.6."""
+    labels = second_reader("hotpotqa")
+    assert sorted(label["split"] for label in labels) == sorted(["held_out"] * 41 + ["held_out_v1"] * 38)
+    against_rules = second_reader_measures("hotpotqa", "held_out")["the rules"]
+    assert (against_rules["hit"].kappa or 0) >= 0.7 and (against_rules["confabulated"].kappa or 0) >= 0.6
+    assert second_reader_markdown("hotpotqa") in README.read_text(encoding="utf-8")
