@@ -19,6 +19,7 @@ from harness.domains.base import Domain
 from harness.domains.frozen_in import SelectionReading, lent_selection, read_selection
 from harness.domains.registry import build_domain
 from harness.run.config import RunConfig, validate_config
+from harness.run.diagnosis_stage import check_diagnosis
 from harness.run.held_out import frozen_in
 from harness.run.insights_stage import check_insights
 from harness.run.preflight import check_models, check_tracking
@@ -52,6 +53,7 @@ def finish_preparing(config: RunConfig) -> PreparedRun:
         domain = build_domain(config.env)
     try:
         check_insights(config, domain)
+        check_diagnosis(config.metrics.diagnosis, domain)
         check_models(config)
         check_tracking(config.tracking)
     except BaseException:

@@ -31,6 +31,7 @@ from harness.run.config_dirs import CONFIG_DIR  # noqa: E402
 from harness.records.run_dir import remove_created  # noqa: E402
 from harness.llm import ModelConfig  # noqa: E402
 from harness.run.config import PropagationConfig  # noqa: E402
+from harness.run.diagnosis_bank_config import DiagnosisBankConfig  # noqa: E402
 from harness.run.scenarios.planted_refusal import describe, run_planted_refusal  # noqa: E402
 
 if TYPE_CHECKING:
@@ -71,6 +72,11 @@ def _start(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> tuple[Exper
             assert scenario is not None  # only a scenario's run has no domain (compose.finish_preparing)
             if isinstance(scenario, PropagationConfig):
                 _propagation(scenario, prepared.config.reflector, run_dir)
+                return None, prepared_here
+            if isinstance(scenario, DiagnosisBankConfig):
+                from harness.run.scenarios.diagnosis_bank import bank_study
+
+                print(bank_study(scenario, prepared.config.reflector, run_dir), end="")
                 return None, prepared_here
             outcome = run_planted_refusal(scenario, prepared.config.reflector, prepared.config.experiment.seed, run_dir)
             print(describe(outcome))

@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.metrics import figure_text as text
+from harness.metrics.diagnosis.figures import diagnosis_figure_fields
 from harness.metrics.core import SIMILARITY_THRESHOLD, ConditionMetrics, TaskMetrics, reflection_repetition_rate
 from harness.metrics.identity import LabelShare
 from harness.metrics.intervals import Share
@@ -25,7 +26,7 @@ from harness.records import TrialRecord
 from harness.records.identity import IDENTITY_LABELS
 
 Value = str | int | float | bool | None
-Family = Literal["outcome", "repetition", "mention", "identity", "answers"]
+Family = Literal["outcome", "repetition", "mention", "identity", "answers", "diagnosis"]
 """What a figure measures; a family's figures share a denominator and stand together in every table."""
 REPORT_FAMILIES: tuple[Family, ...] = ("outcome", "identity", "mention", "repetition", "answers")
 """report.md's column order: the study's headline measures (task identity, mention) before repetition. The data
@@ -290,6 +291,7 @@ CATALOGUE: tuple[Figure, ...] = (
         headings=("malformed answers",),
         cells=lambda m: [str(m.totals.malformed)],
     ),
+    *(Figure(**fields) for fields in diagnosis_figure_fields()),
 )
 
 DATA_COLUMNS: list[str] = [column for figure in CATALOGUE for column in figure.columns]

@@ -19,9 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.domains.registry import domain_of_tasks, identity_rule, mention_rules
 from harness.errors import HarnessError
+from harness.metrics.diagnosis.summary import with_diagnosis
 from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, run_usage, with_unpriced
 from harness.metrics.run import METRICS_FILE, RunMetrics, run_metrics
 from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
+from harness.records.diagnosis_log import read_diagnosis
 from harness.records import (
     MANIFEST_FILE,
     TRIALS_FILE,
@@ -121,7 +123,8 @@ def recompute_metrics(
         targets = {r.task_id: target(r.task_id) for r in held}
     except ValueError as error:
         raise ReportInputError(f"{run_dir}: {error}") from error
-    return run_metrics(records, plan, targets, mentions, identity_rule(domain), thresholds)
+    measured = run_metrics(records, plan, targets, mentions, identity_rule(domain), thresholds)
+    return with_diagnosis(measured, read_diagnosis(run_dir))
 
 
 def _read_metrics(path: Path) -> RunMetrics:
@@ -159,10 +162,18 @@ def _stale(metrics: RunMetrics, held: Sequence[TrialRecord], plan: RunPlan, meas
 
 
 def _as_written(measured: RunMetrics, written: RunMetrics) -> RunMetrics:
-    """`measured` without the run-on counts of conditions a metrics.json written before them lacks: lacking them
-    does not make it disagree (the report shows the measured counts either way)."""
+    """`measured` without the run-on counts and diagnosis rows of conditions a metrics.json written before them
+    lacks (a diagnosis.jsonl written later by `reflexion-diagnosis RUN_DIR`): lacking them does not make it disagree
+    (the report shows the measured ones either way)."""
     lacking = {c.condition for c in written.conditions if c.run_on is None}
-    conditions = [c.model_copy(update={"run_on": None}) if c.condition in lacking else c for c in measured.conditions]
+    undiagnosed = {c.condition for c in written.conditions if c.totals.diagnosis is None}
+    conditions = [
+        c.model_copy(update={
+            "run_on": None if c.condition in lacking else c.run_on,
+            "totals": c.totals.model_copy(update={"diagnosis": None}) if c.condition in undiagnosed else c.totals,
+        })
+        for c in measured.conditions
+    ]
     return measured.model_copy(update={"conditions": conditions})
 
 

@@ -19,6 +19,7 @@ from harness.records.registry import RegistryLoadError, UnknownNameError
 from harness.run.config_dirs import available_options, check_group_choice, option_files
 from harness.run.memory_settings import InsightsSettings, MemorySettings, check_memory
 from harness.run.metrics_settings import MetricsSettings
+from harness.run.diagnosis_bank_config import DiagnosisBankConfig
 from harness.run.propagation_config import PropagationConfig
 from harness.run.tracking_settings import TrackingSettings
 
@@ -160,7 +161,9 @@ class RunConfig(_Strict):
     )
     resume: ResumeSettings = Field(default_factory=ResumeSettings)
     tracking: TrackingSettings = Field(default_factory=TrackingSettings)
-    scenario: PlantedRefusalConfig | PropagationConfig | None = Field(None, description="Set: run it, not trials.")
+    scenario: PlantedRefusalConfig | PropagationConfig | DiagnosisBankConfig | None = Field(
+        None, description="Set: run it, not trials."
+    )
     memory: MemorySettings = Field(default_factory=MemorySettings)
     insights: InsightsSettings = Field(default_factory=InsightsSettings)
 

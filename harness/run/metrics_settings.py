@@ -1,4 +1,5 @@
-"""The `metrics` settings: the thresholds the repetition measures use (configs/config.yaml `metrics`)."""
+"""The `metrics` settings: the thresholds the repetition measures use and whether the run scores its diagnoses
+(configs/config.yaml `metrics`)."""
 
 from __future__ import annotations
 
@@ -17,4 +18,9 @@ class MetricsSettings(BaseModel):
     )
     frozen_threshold: Number = Field(
         0.5, gt=0.0, le=1.0, description="A task's memory is frozen at this RRR or more."
+    )
+    diagnosis: bool = Field(
+        False,
+        description="At the run's end, each failed trial's ground truth and its reflection's claims to "
+        "diagnosis.jsonl (docs/diagnosis.md); off by default: ALFWorld's replays the engine, 1-2 s a trial.",
     )
