@@ -16,9 +16,19 @@ from harness.domains.base import Domain, ReflectionHooks, ReflectionInput
 from harness.domains.registry import domain_spec
 from harness.domains.spec import ClaimRule, TruthRule
 from harness.errors import ConfigError
-from harness.metrics.diagnosis.rows import alfworld_rows, step_rows
+from harness.metrics.diagnosis.rows import (
+    PARSER_SIGNALS,
+    alfworld_rows,
+    code_signals_cause,
+    listed_signals_cause,
+    step_rows,
+)
 from harness.records import TrialRecord
-from harness.records.details import ExtractedSignals
+from harness.records.details import (
+    ExtractedCodeSignals,
+    ExtractedSignals,
+    ListedSignals,
+)
 from harness.records.diagnosis import GroundTruth, ReflectionClaims
 from harness.records.diagnosis_log import (
     TrialDiagnosis,
@@ -84,6 +94,10 @@ def trajectory_rows(record: TrialRecord, truth: GroundTruth, rules: DiagnosisRul
     )
     if isinstance(signals, ExtractedSignals):
         return alfworld_rows(truth, record.trajectory, signals.signals)
+    if isinstance(signals, ExtractedCodeSignals):
+        return step_rows(truth) | {PARSER_SIGNALS: code_signals_cause(signals.signals)}
+    if isinstance(signals, ListedSignals):
+        return step_rows(truth) | {PARSER_SIGNALS: listed_signals_cause(signals.lines)}
     return step_rows(truth)
 
 

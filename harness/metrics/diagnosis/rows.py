@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from harness.records.alfworld import NOTHING_HAPPENS, FailureSignals
 from harness.records.diagnosis import GroundTruth, ReflectionClaims
+from harness.records.humaneval import CodeSignals
 from harness.records.step import Step
 
 RULE = "heuristic-rows/1"
@@ -68,3 +69,21 @@ def alfworld_rows(truth: GroundTruth, steps: Sequence[Step], signals: FailureSig
 def step_rows(truth: GroundTruth) -> dict[str, ReflectionClaims]:
     """The rows any domain with several steps has: the last step."""
     return {LAST_STEP: last_step(truth)} if truth.steps > 1 else {}
+
+
+def code_signals_cause(signals: CodeSignals) -> ReflectionClaims:
+    """HumanEval's internal-test signals read as a cause: a timeout, an exception, else a failed assert's wrong
+    result; no step (a trial is one implementation)."""
+    cause = ("timeout" if signals.timeout else "exception" if signals.exceptions
+             else "wrong_result" if signals.failed_asserts else None)
+    return _claims([], cause)
+
+
+UNSUPPORTED = "does not occur in the context"
+"""HotpotQA's signal sentence for an answer found nowhere in the supporting paragraphs."""
+
+
+def listed_signals_cause(lines: Sequence[str]) -> ReflectionClaims:
+    """A domain's listed signals read as a cause: HotpotQA's answer found nowhere in the context is
+    `unsupported_answer`; any other signal names no cause."""
+    return _claims([], "unsupported_answer" if any(UNSUPPORTED in line for line in lines) else None)

@@ -141,3 +141,16 @@ def test_paired_effects_count_the_discordant_trajectories_and_adjust_across_cond
     assert exact_a.mcnemar_p == pytest.approx(2 * 0.5**6)
     assert exact_a.mcnemar_holm == pytest.approx(min(1.0, 2 * exact_a.mcnemar_p))  # type: ignore[operator]
     assert exact_a.over_tasks.difference == pytest.approx(0.5) and exact_a.over_tasks.n == 12
+
+
+def test_the_code_and_listed_signals_read_as_a_cause() -> None:
+    from harness.metrics.diagnosis.rows import code_signals_cause, listed_signals_cause
+    from harness.records.humaneval import CodeSignals
+
+    quiet = {"failed_asserts": [], "exceptions": [], "resource_limit": None, "killed_by": None, "exited_early": False,
+                 "unfinished": None}
+    assert code_signals_cause(CodeSignals(timeout=True, **quiet)).cause == "timeout"  # type: ignore[arg-type]
+    assert code_signals_cause(CodeSignals(timeout=False, **quiet)).cause is None  # type: ignore[arg-type]
+    lines = ["The answer `Paris` does not occur in the context."]
+    assert listed_signals_cause(lines).cause == "unsupported_answer"
+    assert listed_signals_cause(["The answer `x` repeats an answer given in an earlier trial."]).cause is None
