@@ -103,9 +103,8 @@ def domain_section(found: DomainDiagnosis) -> Section:
         blocks.append(Paragraph("Unscored (never guessed):"))
         blocks.append(BulletList(found.unscored))
     for stratum, rows in found.strata.items():
-        title = f"Trials whose {STRATA[stratum]}"  # type: ignore[index]
-        blocks.append(Section(title, [rows_table(rows, STEP_MEASURES + ("cause",)) if rows else
-                                      Paragraph("No scored trial here.")]))
+        table = rows_table(rows, (*STEP_MEASURES, "cause")) if rows else Paragraph("No scored trial here.")
+        blocks.append(Section(STRATA[stratum], [table]))
     if found.efficacy:
         blocks.append(Section("Efficacy: does a right diagnosis help the next trial?", [efficacy_table(found.efficacy)]))
     if found.effects:

@@ -84,7 +84,7 @@ def _effect(items: Sequence[TrialDiagnosis], condition: str, control: str, measu
 
 def paired_effects(items: Sequence[TrialDiagnosis], conditions: Sequence[str], control: str) -> list[PairedEffect]:
     """Every condition but the control against it, measure by measure, Holm across conditions within a measure."""
-    others = [c for c in conditions if c != control and any(i.condition == c and i.claims for i in items)]
+    others = [c for c in conditions if c != control and any(i.condition == c and i.claims is not None for i in items)]
     effects: list[PairedEffect] = []
     for measure in PAIRED_MEASURES:
         found = [_effect(items, condition, control, measure) for condition in others]

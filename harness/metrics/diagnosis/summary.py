@@ -26,8 +26,8 @@ from harness.records.diagnosis_log import TrialDiagnosis
 SIGNALLED_CAUSES = ("invalid_action", "loop")
 Stratum = Literal["signalled", "other"]
 STRATA: dict[Stratum, str] = {
-    "signalled": "decisive step an invalid action or a loop (what the parser signals)",
-    "other": "every other decisive step",
+    "signalled": "Trials whose decisive step is an invalid action or a loop (what the parser signals)",
+    "other": "Trials whose decisive step is any other error",
 }
 
 
@@ -52,7 +52,7 @@ class DomainDiagnosis(BaseModel):
     rules: list[str] = Field(description="The ground-truth and claim rules that scored them, with their versions.")
     categories: dict[str, int] = Field(description="The decisive causes of the scored trajectories, counted.")
     rows: list[DiagnosisRow]
-    strata: dict[str, list[DiagnosisRow]] = Field(description="The same rows on each stratum (ALFWorld), by stratum.")
+    strata: dict[Stratum, list[DiagnosisRow]] = Field(description="The same rows on each stratum (ALFWorld).")
     efficacy: list[EfficacyLink] = Field(description="Per condition; empty where no chain has a next trial.")
     effects: list[PairedEffect] = Field(description="Each condition against the control, paired (`effects`).")
     control: str | None = Field(description="The control of the paired effects; None when it has no reflection.")
@@ -124,7 +124,7 @@ def domain_diagnosis(
     for item in scored:
         category = item.truth.category or "none"
         categories[category] = categories.get(category, 0) + 1
-    strata: dict[str, list[DiagnosisRow]] = {}
+    strata: dict[Stratum, list[DiagnosisRow]] = {}
     if set(SIGNALLED_CAUSES) <= set(CAUSES.get(domain, ())):
         for stratum in STRATA:
             chosen = [item for item in mine if _stratum(item) == stratum]
