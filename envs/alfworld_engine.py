@@ -55,11 +55,13 @@ def load_engine() -> None:
     install_memos()
 
 
-def _start_engine(policy_commands: bool) -> Any:
+def start_engine(policy_commands: bool, keep_replanning: bool = False) -> Any:
     """A textworld engine with the wrappers ALFWorld's AlfredTWEnv uses at eval time, so the text is
     what Reflexion saw; Filter turns its states into (observation, infos) as textworld.gym does.
 
     Built as textworld.start builds a .tw-pddl game's engine, but without its load: every reset loads its game.
+    keep_replanning: an engine without the per-step plan that can still replan when its caller asks
+    (envs/alfworld_replay.py).
     """
     load_engine()
     from alfworld.agents.environment.alfred_tw_env import AlfredDemangler, AlfredInfos
@@ -68,7 +70,7 @@ def _start_engine(policy_commands: bool) -> Any:
     from textworld.envs.wrappers import Filter
 
     pddl_env = PddlEnv(textworld.EnvInfos(won=True, admissible_commands=True, policy_commands=policy_commands))
-    if not policy_commands and memos_installed():  # with the memos, the replanner's translation is deferred
+    if not (policy_commands or keep_replanning) and memos_installed():  # the replanner's translation is deferred
         skip_replanning(pddl_env)
     engine: Any = pddl_env
     for wrapper in (AlfredDemangler(shuffle=False), AlfredInfos, Filter):
@@ -93,7 +95,7 @@ class EnginePool:
             idle = self._idle[policy_commands]
             if idle:
                 return idle.pop()
-        return _start_engine(policy_commands)
+        return start_engine(policy_commands)
 
     def give(self, engine: Any, policy_commands: bool) -> None:
         with self._lock:

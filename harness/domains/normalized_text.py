@@ -1,7 +1,8 @@
 """A reflection as the identity rules read it: NFKC, format characters gone, accents composed, with a map back.
 
 A model's text may hide a word from a rule without hiding it from a reader: a zero-width space inside "mug", a soft
-hyphen inside a function's name, fullwidth letters, an accent written as a letter and a combining mark. Every
+hyphen inside a function's name, a variation selector or a combining grapheme joiner (invisible marks), fullwidth
+letters, an accent written as a letter and a combining mark. Every
 identity rule reads the normalised text, and every span it finds is mapped back, so evidence always points into the
 text as written.
 """
@@ -15,6 +16,23 @@ from dataclasses import dataclass
 
 # Anything beyond ASCII, with the character before it (a combining mark belongs to the letter it follows).
 _SPECIAL_RE = re.compile(r"[\x00-\x7f]?[^\x00-\x7f]+")
+# Unicode's default-ignorable code points that are not format characters (Cf): shown as nothing, so they hide a
+# word from a rule only. The combining grapheme joiner, the variation selectors (both Mn, which NFKC keeps), the
+# Hangul fillers, the Khmer and Mongolian invisible marks, and the unassigned ignorable blocks (DerivedCoreProperties,
+# Default_Ignorable_Code_Point).
+_IGNORABLE_RANGES = (
+    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x2065, 0x2065), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0xE0000, 0xE0FFF),
+)  # fmt: skip
+
+
+def is_invisible(char: str) -> bool:
+    """A format character (zero-width space, joiners, soft hyphen, BOM, bidi marks) or another default-ignorable one
+    (a variation selector, the combining grapheme joiner): nothing a reader sees."""
+    if unicodedata.category(char) == "Cf":
+        return True
+    code = ord(char)
+    return any(low <= code <= high for low, high in _IGNORABLE_RANGES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,9 +56,9 @@ class NormalizedText:
 
 
 def _clusters(segment: str, offset: int) -> list[tuple[str, int, int]]:
-    """The segment's characters without format characters (Cf: zero-width space, joiners, soft hyphen, BOM, bidi
-    marks), grouped as a letter and the combining marks after it, each with its original span."""
-    kept = [(c, offset + i) for i, c in enumerate(segment) if unicodedata.category(c) != "Cf"]
+    """The segment's characters without invisible ones (`is_invisible`), grouped as a letter and the combining marks
+    after it, each with its original span."""
+    kept = [(c, offset + i) for i, c in enumerate(segment) if not is_invisible(c)]
     clusters: list[tuple[str, int, int]] = []
     for char, at in kept:
         if clusters and unicodedata.combining(char):
@@ -52,7 +70,7 @@ def _clusters(segment: str, offset: int) -> list[tuple[str, int, int]]:
 
 
 def normalize_text(original: str) -> NormalizedText:
-    """NFKC per letter-and-marks cluster (so accents compose and fullwidth letters fold), format characters removed.
+    """NFKC per letter-and-marks cluster (so accents compose and fullwidth letters fold), invisible characters removed.
 
     Linear in the text: ASCII runs are copied with an identity map in C, only the rest is read a character at a time.
     """

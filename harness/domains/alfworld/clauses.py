@@ -18,7 +18,7 @@ _PLAN_RE = re.compile(
     r"\b(?:plan|planned|should|will|would|need|needs|needed|must|have to|has to|had to|try|tries|tried|trying|"
     r"attempt|attempted|attempting|going to|next|task|goal|supposed|want|wanted|intend|intended|aim|in order to|"
     r"so that|i'll|let me|make sure|ensure|remember|focus|look for|looking for|search for|searching for|find|"
-    r"locate|instead of|rather than|new plan)\b",
+    r"locate|instead of|rather than|new plan|forget|forgot|forgotten|overlook|overlooked)\b",
 )
 # What is still to be done (not "tried", which narrates an attempt): in "X instead of Y" it makes X the choice.
 _FORWARD_RE = re.compile(
@@ -31,13 +31,32 @@ _IMPERATIVE_RE = re.compile(
 )
 # A quoted action or observation of the episode: what happened, not a plan.
 _QUOTE_RE = re.compile(r"^\W*(?:failed step\b|you see\b|on the\b|in the\b|>)")
+# A negation of forgetting is a reminder, not a setting aside: "Don't forget the soapbottle" plans it.
+_NOT_FORGET = r"(?!\s+(?:to\s+)?(?:forget|overlook|neglect)\b)"
 _SET_ASIDE_RE = re.compile(
-    r"\b(?:not|never|no|without|wrong|wrongly|mistake|mistaken|mistakenly|incorrect|incorrectly|accidentally|"
-    r"before|avoid|except|other than|instead|unrelated|irrelevant)\b|n't\b",
+    rf"\b(?:(?:not|never|no){_NOT_FORGET}|without|wrong|wrongly|mistake|mistaken|mistakenly|incorrect|incorrectly|"
+    rf"accidentally|before|avoid|except|other than|instead|unrelated|irrelevant)\b|n't\b{_NOT_FORGET}",
 )
-# Where a negation's reach ends inside a clause: "I did not find the mug, so I put it in ..." negates only the finding.
+_STEP_VERBS = (
+    r"take|pick|grab|get|put|place|find|go|use|bring|carry|move|look|search|open|heat|cool|clean|wash|rinse|examine|"
+    r"check|return|deliver|drop"
+)
+# Where a negation's reach ends inside a clause: "I did not find the mug, so I put it in ..." negates only the finding,
+# and "avoid the mug and take the soapbottle" only the mug (an "and" that starts a new step).
 _SCOPE_END_RE = re.compile(
-    r"[,:()]|\b(?:but|then|so|however|because|while|after|until|when|where|which|though|although|whereas)\b",
+    r"[,:()]|\b(?:but|then|so|however|because|while|after|until|when|where|which|though|although|whereas)\b|"
+    rf"\b(?:and|or)\s+(?:then\s+|instead\s+|also\s+)?(?:{_STEP_VERBS})\b",
+)
+# A comma that goes on with a list of things keeps the negation's reach: "I will not take the soapbottle 1, the cup 1,
+# or the pen 1". Each further item is a bare noun phrase; the last one is cut where its name starts.
+_LIST_ITEM_RE = re.compile(
+    r",\s*(?:(?:and|or|nor)\s+)?(?:(?:the|a|an|any|some|my)\s+)?[a-z]+(?:[ -][a-z]+){0,2}(?:\s+\d+)?\s*"
+)
+_LIST_LEAD_RE = re.compile(r",\s*(?:(?:and|or|nor)\s+)?(?:(?:the|a|an|any|some|my)\s+)?")
+_STEP_VERB_RE = re.compile(rf"\b(?:{_STEP_VERBS})\b")
+# A name that is the subject of a plan: "the soapbottle is what I need to put on desk 1", "the cup was the one ...".
+_SUBJECT_OF_PLAN_RE = re.compile(
+    r"\s*(?:\d+\s+)?(?:is|was|are|were)\s+(?:what|the\s+(?:one|object|item|thing|target|goal)s?)\b"
 )
 _INSTEAD_RE = re.compile(r"\b(?:instead of|rather than)\b")
 _WORD_RE = re.compile(r"\S+")
@@ -80,6 +99,7 @@ class ClauseReading:
         # Every pattern is lower case and ASCII: lowering the ASCII letters once (lengths unchanged, unlike
         # str.lower) lets them run without IGNORECASE, several times faster on a long text.
         text = text.translate(_ASCII_LOWER)
+        self._lower = text
         bounds, start = [], 0
         for boundary in _CLAUSE_END_RE.finditer(text):
             bounds.append((start, boundary.start()))
@@ -99,6 +119,8 @@ class ClauseReading:
         self._clause_starts = [c.start for c in self.clauses]
         self._aside = _positions(_SET_ASIDE_RE, text)
         self._scope_ends = _positions(_SCOPE_END_RE, text)[0]
+        # A word ("but", "and take") ends a negation's reach for good; a comma may go on with a list.
+        self._scope_is_word = [text[at].isalpha() for at in self._scope_ends]
         self._instead = _positions(_INSTEAD_RE, text)
         self._words = _positions(_WORD_RE, text)[0]
 
@@ -107,12 +129,29 @@ class ClauseReading:
         k = bisect_right(self._clause_starts, position) - 1
         return self.clauses[max(k, 0)]
 
-    def planned(self, position: int) -> bool:
-        """Whether the clause plans what stands at `position`: a plan word before it, or an instruction."""
+    def planned(self, position: int, end: int | None = None) -> bool:
+        """Whether the clause plans what stands at text[position:end]: a plan word before it, an instruction, or a
+        plan it is the subject of ("the soapbottle is what I need to put on desk 1")."""
         clause = self.clause_of(position)
         if clause.quoted:
             return False
-        return (clause.plan_at is not None and clause.plan_at <= position) or clause.imperative
+        if (clause.plan_at is not None and clause.plan_at <= position) or clause.imperative:
+            return True
+        return end is not None and clause.plan_at is not None and _SUBJECT_OF_PLAN_RE.match(self._lower, end) is not None
+
+    def _continues_list(self, begin: int, start: int) -> bool:
+        """Whether text[begin:start], from its first comma on, is a list of things going on to the name at `start`."""
+        segment = self._lower[begin:start]
+        at = segment.find(",")
+        while at >= 0:
+            lead = _LIST_LEAD_RE.match(segment, at)
+            if lead is not None and lead.end() == len(segment):
+                return True
+            item = _LIST_ITEM_RE.match(segment, at)
+            if item is None or not segment.startswith(",", item.end()) or _STEP_VERB_RE.search(item.group()):
+                return False
+            at = item.end()
+        return False
 
     def _forward_before(self, clause: Clause, position: int) -> bool:
         return (clause.forward_at is not None and clause.forward_at <= position) or clause.imperative
@@ -134,9 +173,11 @@ class ClauseReading:
         k = bisect_right(aside_ends, start) - 1
         if k < 0 or aside_starts[k] < clause.start:
             return False
+        first, last = bisect_left(self._scope_ends, aside_ends[k]), bisect_left(self._scope_ends, start)
+        if first == last:
+            return True  # nothing ends its reach before the name
+        if any(self._scope_is_word[first:last]):
+            return False
         words_before = bisect_left(self._words, start)
         window_start = self._words[max(words_before - SET_ASIDE_WINDOW, 0)] if words_before else 0
-        if aside_starts[k] >= window_start:
-            return True
-        scope = bisect_left(self._scope_ends, aside_ends[k])
-        return not (scope < len(self._scope_ends) and self._scope_ends[scope] < start)
+        return aside_starts[k] >= window_start or self._continues_list(aside_ends[k], start)

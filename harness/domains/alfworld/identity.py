@@ -39,7 +39,7 @@ from harness.domains.normalized_text import NormalizedText, normalize_text
 from harness.records import TrialRecord
 from harness.records.identity import IdentityEvidence, ReflectionIdentity
 
-RULE = "alfworld/2"
+RULE = "alfworld/3"
 IDENTITY_NOTE = (
     "ALFWorld task identity: on_task names the task's object and plans no other object, receptacle or task step; "
     "off_task plans another object, or this one into another receptacle or through another task type's step; "
@@ -141,7 +141,7 @@ def reflection_identity(text: str, task: str) -> ReflectionIdentity:
                 means = f"look under a lamp (task: {step or 'no step'})"
                 conflicts.append(_evidence(original, name, "task_type", means, True))
         elif name.type in OBJECT_TYPES and not located and not (step == "look" and name.type in LAMPS):
-            planned = reading.planned(name.start) and not reading.set_aside(name.start, name.end)
+            planned = reading.planned(name.start, name.end) and not reading.set_aside(name.start, name.end)
             means = name.type if planned else f"{name.type}, not planned (narrated or set aside)"
             (conflicts if planned else evidence).append(_evidence(original, name, "other_goal", means, planned))
         elif located and name.type in RECEPTACLE_TYPES | OBJECT_TYPES:

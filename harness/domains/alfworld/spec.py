@@ -18,4 +18,7 @@ SPEC = DomainSpec(
     identity=Lazy("harness.domains.alfworld.identity:record_identity"),
     identity_note=Lazy("harness.domains.alfworld.identity:IDENTITY_NOTE"),
     line_identity=Lazy("harness.domains.alfworld.identity:line_identity"),
+    truth=Lazy("harness.domains.alfworld.diagnosis_truth:record_truth"),
+    claims=Lazy("harness.domains.alfworld.diagnosis_claims:record_claims"),
+    line_diagnosis=Lazy("harness.domains.alfworld.diagnosis_line:line_diagnosis"),
 )

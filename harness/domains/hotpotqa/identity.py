@@ -2,7 +2,9 @@
 
 The text is normalised first (`harness.domains.normalized_text`). Its names (`names`: capitalised runs, numbers) are
 compared with this question's own vocabulary (`vocabulary`: the question, its ten titles, the gold answer, the
-attempt's answer when known). A name that shares a word with it is this question's, even as a wrong bridge or a wrong
+attempt's answer when known), and its phrases with the questions' own (`terms`: three words of another question's
+text, or of a few-shot example's, name that question whatever their case; two of this question's restate it; in a
+reflection written without capitals, another question's uncommon word is its name). A name that shares a word with it is this question's, even as a wrong bridge or a wrong
 answer; its titles and answers are found in lower case too. A name that shares none is foreign: another question's,
 a few-shot example's (Colorado orogeny, Milhouse, ...), or nothing of this one. A foreign name in a sentence that also
 names this question's is a step of the work on it (a candidate, a place searched on the way) and is set aside.
@@ -15,20 +17,22 @@ names this question's is a step of the work on it (a candidate, a place searched
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from functools import lru_cache
 
 from harness.domains.hotpotqa.names import Name, Sentences, Word, common_words, find_names, numbers, words
 from harness.domains.hotpotqa.questions import questions_by_id
+from harness.domains.hotpotqa.terms import FEWSHOT, gram_keys, grams, phrase_owners, word_owners
 from harness.domains.hotpotqa.vocabulary import QuestionVocabulary, fewshot_words, frequent_words, question_vocabulary
 from harness.domains.normalized_text import NormalizedText, normalize_text
 from harness.records import TrialRecord
 from harness.records.identity import IdentityEvidence, ReflectionIdentity
 
-RULE = "hotpotqa/2"
+RULE = "hotpotqa/3"
 IDENTITY_NOTE = (
-    "HotpotQA task identity: on_task names something of this question (its question, titles, gold answer or the "
-    "attempt's answer) and no name foreign to it on its own; off_task names another question's or a few-shot "
-    "example's names in a sentence of their own; vacuous names nothing."
+    "HotpotQA task identity: on_task names something of this question (its question's phrase, titles, gold answer or "
+    "the attempt's answer) and no name foreign to it on its own; off_task names another question's or a few-shot "
+    "example's names or phrases (in any case) in a sentence of their own; vacuous names nothing."
 )
 _Found = tuple[int, int, str]
 """(start, end, means) in the normalised text."""
@@ -67,6 +71,49 @@ def _foreign(name: Name, inside: set[str], example: bool) -> bool:
     return True
 
 
+PHRASE_GAP = 25
+"""Characters at most between two words of a phrase once function words are left out ("original line of the")."""
+
+
+def _phrases(text: str, found: Sequence[Word], n: int) -> list[tuple[tuple[str, ...], int, int]]:
+    """Each run of `n` content words inside one sentence, without wide gaps: (keys, start, end)."""
+    sentences = Sentences(text)
+    runs = []
+    for gram in grams(list(found), n):
+        if len({sentences.of(w.start) for w in gram}) > 1:
+            continue
+        if any(b.start - a.end > PHRASE_GAP for a, b in pairwise(gram)):
+            continue
+        runs.append((tuple(w.key for w in gram), gram[0].start, gram[-1].end))
+    return runs
+
+
+def _terms(text: str, found: Sequence[Word], vocabulary: QuestionVocabulary) -> tuple[list[_Found], list[_Found]]:
+    """This question's phrase restated (two neighbouring words of its text), and another question's phrase (three
+    words) or, in a reflection written without capitals, another question's uncommon word ("antic magazine"), that
+    this question's fields and paragraphs lack."""
+    question = questions_by_id().get(vocabulary.question_id)
+    if question is None:
+        return [], []
+    own_pairs = gram_keys(question.question, 2) & set(phrase_owners(2))
+    own = [(s, e, f"{' '.join(keys)}: a phrase of the question") for keys, s, e in _phrases(text, found, 2)
+           if keys in own_pairs]  # fmt: skip
+    known = set(vocabulary.words) | vocabulary.articles
+    foreign: list[_Found] = []
+    for keys, s, e in _phrases(text, found, 3):
+        who = phrase_owners(3).get(keys)
+        if who and vocabulary.question_id not in who and not set(keys) <= known:
+            foreign.append((s, e, "a few-shot example's phrase" if who == {FEWSHOT} else "another question's phrase"))
+    if not any(c.isupper() for c in text):
+        owners = word_owners()
+        foreign += [
+            (w.start, w.end, "another question's word")
+            for w in found
+            if w.key in owners and w.key not in known and vocabulary.question_id not in owners[w.key]
+        ]
+    return own, foreign
+
+
 def _read(text: str, vocabulary: QuestionVocabulary) -> tuple[list[_Found], list[_Found], list[_Found]]:
     """This question's names, the foreign ones, and those written in its paragraphs only, in the normalised text."""
     found = words(text)
@@ -99,7 +146,9 @@ def _read(text: str, vocabulary: QuestionVocabulary) -> tuple[list[_Found], list
         for w in found
         if w.text.islower() and w.key in fewshot and w.key not in vocabulary.words
     ]
-    return own, foreign, aside
+    restated, others = _terms(text, found, vocabulary)
+    taken = {f[0] for f in foreign}
+    return own + restated, foreign + [f for f in others if f[0] not in taken], aside
 
 
 def _evidence(original: NormalizedText, found: _Found, kind: str, counts: bool) -> IdentityEvidence:

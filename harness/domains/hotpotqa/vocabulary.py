@@ -42,6 +42,7 @@ class QuestionVocabulary:
     words: dict[str, str]
     phrases: tuple[Phrase, ...]
     articles: frozenset[str]
+    question_id: str = ""
 
 
 def _fields(question: Question, attempt_answer: str | None) -> list[tuple[str, str]]:
@@ -51,6 +52,11 @@ def _fields(question: Question, attempt_answer: str | None) -> list[tuple[str, s
     answers = [(question.answer, "gold answer"), (attempt_answer, "the attempt's answer")]
     fields += [(html.unescape(text), f"{what}: {text}") for text, what in answers if text]
     return fields
+
+
+def field_texts(question: Question) -> list[str]:
+    """The question's fields as text: its titles (without a disambiguation), the question, the gold answer."""
+    return [text for text, _ in _fields(question, None)]
 
 
 def _content(text: str) -> tuple[str, ...]:
@@ -82,7 +88,7 @@ def question_vocabulary(question: Question, attempt_answer: str | None = None) -
         if worth and " ".join(keys) not in _EMPTY_ANSWERS and means != "the question":
             phrases.append(Phrase(keys=keys, means=means))
     articles = frozenset(w.key for sentences in question.context.sentences for w in words("".join(sentences)))
-    return QuestionVocabulary(words=own, phrases=tuple(phrases), articles=articles)
+    return QuestionVocabulary(words=own, phrases=tuple(phrases), articles=articles, question_id=question.id)
 
 
 @cache

@@ -5,9 +5,10 @@ fullwidth letters, hide nothing). This problem is named (`vocabulary`) by its fu
 defines (written as code: `name`, name(...), a snake_case or camelCase name, "the name function"), a parameter, an
 example's value, the words of its docstring weighed by how few problems share them, and, when the run's feedback is
 known (`failures`), a failed test's call or values or an error type the run had. Another problem is named by its
-function, or by words and phrases of its docstring that this one lacks, weighing enough. Words of a sentence about
-syntax, indentation or compiling are the language's, and name no job; an error type alone, with no feedback or one
-it does not match, names nothing.
+function, or by words and phrases of its docstring that this one lacks, weighing enough; another problem's function
+made of this problem's own words (`is_prime` where the docstring asks for primes) is a helper for this job. Words of
+a sentence about syntax, indentation, delimiters, braces or compiling are the language's, and name no job; an error
+type alone, with no feedback or one it does not match, names nothing; a clitic ("it's") names no parameter.
 
 - on_task: names this problem, and no other problem outweighs it three times over (a contrast with another function
   stays on task);
@@ -41,7 +42,7 @@ from harness.records import TrialRecord
 from harness.records.humaneval import CheckedCall, FailedAssert
 from harness.records.identity import IdentityEvidence, ReflectionIdentity
 
-RULE = "humaneval/2"
+RULE = "humaneval/3"
 IDENTITY_NOTE = (
     "HumanEval task identity: on_task names this problem (its function or a helper, a parameter, its docstring's "
     "distinctive words or examples, or a failed test or error type of the known feedback) and no other problem's job "
@@ -60,9 +61,14 @@ RIVAL_RATIO = 3.0
 development split and on the published reflections read against their own problem (off_task there is a false
 alarm: 2.8% of 2,220 at 3.0, 4.3% at 2.0)."""
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A sentence about the language: syntax, indentation, delimiters and braces, compiling, a mismatch.
 _TOOLING_RE = re.compile(
-    r"\b(?:syntax|syntaxerror|indent\w*|eof|unclosed|unterminated|compil\w*|borrow\w*)\b", re.IGNORECASE
+    r"\b(?:syntax|syntaxerror|indent\w*|eof|unclosed|unterminated|compil\w*|borrow\w*|delimiters?|braces?|"
+    r"mismatch\w*)\b",
+    re.IGNORECASE,
 )
+# "it's", "doesn't": a clitic after a letter and an apostrophe is no parameter s or t.
+_CLITIC_RE = re.compile(r"(?<=[A-Za-z]['\u2019])(?:s|t|d|m|ll|re|ve)\b")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 _QUOTED_RE = re.compile(r"\"([^\"\n]{3,})\"|'([^'\n]{3,})'|`([^`\n]{3,})`")
 _LIST_RE = re.compile(r"\[[^\[\]\n]*,[^\[\]\n]*\]")
@@ -106,6 +112,13 @@ def _parameter_named(parameter: str, code: bool) -> bool:
     return parameter not in GENERIC and parameter.lower() not in ("a", "i")
 
 
+def _helper_of_this_job(identifier: str, vocabulary: ProblemVocabulary) -> bool:
+    """Another problem's function name made of this problem's own words is a helper for this job: `is_prime` where
+    the docstring asks for prime lengths (words_in_sentence, x_or_y, intersection), not HumanEval/31."""
+    words = term_sequence(identifier_words(identifier))
+    return bool(words) and all(word in vocabulary.terms for word in words)
+
+
 def _functions_and_parameters(text: str, vocabulary: ProblemVocabulary, found: _Reading, make: Make) -> set[int]:
     """Function names and parameters, as named evidence; where the function names start (their words are the name,
     not a description of a job)."""
@@ -114,11 +127,15 @@ def _functions_and_parameters(text: str, vocabulary: ProblemVocabulary, found: _
     names = set()
     for match in _IDENTIFIER_RE.finditer(text):
         identifier, start, end = match.group(), match.start(), match.end()
+        if _CLITIC_RE.match(text, start):
+            continue
         key, code = name_key(identifier), _as_code(text, start, end, identifier)
         if key in owners and code:
             names.add(start)
         if key in own_names and code:
             found.named.append(make("problem_term", start, end, f"{identifier}: this problem's function"))
+        elif key in owners and code and _helper_of_this_job(identifier, vocabulary):
+            found.named.append(make("problem_term", start, end, f"{identifier}: a helper for this problem's job"))
         elif key in owners and code:
             for task in owners[key]:
                 found.other[task].append(make("other_problem", start, end, f"{identifier}: {task}'s function"))

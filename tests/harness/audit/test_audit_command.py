@@ -13,6 +13,8 @@ from scipy.stats import spearmanr
 from harness.audit.__main__ import main
 from harness.audit.paper_claims import HUMANEVAL_RUN
 from harness.audit.sources import discover_sources
+from harness.domains.hotpotqa.identity import RULE as HOTPOTQA_RULE
+from harness.domains.humaneval.identity import RULE as HUMANEVAL_RULE
 from tests.harness.report.commonmark import tables
 from tests.in_process import run_module
 
@@ -229,10 +231,10 @@ def test_the_humaneval_and_hotpotqa_runs_report_task_identity_beside_rrr(audit: 
     report, markdown = audit
     by_source = {identity["source"]: identity for identity in report["identity"]}
     code = by_source["programming_runs/root/reflexion_humaneval_py_pass_at_1/reflexion_humaneval_py_pass_at_1.jsonl"]
-    assert code["rule"] == "humaneval/2" and code["identity"]["reflections"] > 100
+    assert code["rule"] == HUMANEVAL_RULE and code["identity"]["reflections"] > 100
     assert code["frozen_identity"]["reflections"] == _row(report, code["source"])["reflections_in_frozen"]
     hotpotqa = [identity for identity in report["identity"] if identity["domain"] == "hotpotqa"]
-    assert hotpotqa and all(identity["rule"] == "hotpotqa/2" for identity in hotpotqa)
+    assert hotpotqa and all(identity["rule"] == HOTPOTQA_RULE for identity in hotpotqa)
     assert any(identity["identity"]["reflections"] > 200 for identity in hotpotqa)
     assert "## Task identity in the HumanEval and HotpotQA runs" in markdown
     checks = {check["claim"]["id"]: check for check in report["paper"]}

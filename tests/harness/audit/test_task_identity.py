@@ -7,6 +7,7 @@ from harness.audit.published import PublishedTask
 from harness.audit.task_identity import source_identity
 from harness.audit.task_rrr import task_rrrs
 from harness.domains.hotpotqa.questions import load_questions
+from harness.domains.humaneval.identity import RULE
 
 KENT_BAER = next(q for q in load_questions() if "Kent Baer" in q.question)
 
@@ -27,7 +28,7 @@ def test_humaneval_ids_of_both_layouts_and_frozen_tasks_are_counted() -> None:
     ]
     known: dict = {}
     found = source_identity("runs/x", "humaneval-py", tasks, task_rrrs(tasks), known)
-    assert found is not None and found.rule == "humaneval/2"
+    assert found is not None and found.rule == RULE
     assert (found.tasks_labelled, found.tasks_unknown) == (2, 0)
     assert (found.identity.on_task, found.identity.off_task, found.identity.vacuous) == (3, 1, 0)
     assert found.frozen_identity.reflections == 3 and len(known) == 2  # the same text labelled once

@@ -110,6 +110,20 @@ MUG_TO_DESK = "pick_and_place_simple-Mug-None-Desk-308"
         ("put the mug in toilet 1 instead of desk 1", "off_task", "toilet"),
         # In a narration the other way round: what came after "instead of" was meant.
         ("I put the mug in toilet 1 instead of desk 1. I will take the mug to desk 1.", "on_task", "mug"),
+        # Issue 47 item 7: a variation selector or a combining grapheme joiner (both Mn) inside the word hides nothing.
+        ("I will take the m\ufe0fug and put it on desk 1.", "on_task", "m\ufe0fug"),
+        ("I will take the m\u034fug and put it on desk 1.", "on_task", "m\u034fug"),
+        ("I will take the pen\ufe0ecil 1 and put it on desk 1.", "off_task", "pen\ufe0ecil"),
+        # Issue 47 item 8: "don't forget" reminds, it does not set aside; a second goal "too" is another goal.
+        ("Don't forget the soapbottle 1: I need to put it on desk 1 too.", "off_task", "soapbottle"),
+        # "avoid the mug" reaches the mug only: "and take ..." starts a new step, whose object is planned.
+        ("I must avoid the mug and take the soapbottle 1 instead.", "off_task", "soapbottle"),
+        # The subject of a plan is planned: "the soapbottle is what I need to put on desk 1".
+        ("The mug was not the problem; the soapbottle is what I need to put on desk 1.", "off_task", "soapbottle"),
+        # A negation reaches every item of its list, past the commas: no goal is planned.
+        ("I will not take the soapbottle 1, the cup 1, or the pen 1.", "vacuous", None),
+        # ... but not past a comma that starts another step.
+        ("I will not take the soapbottle 1, put the mug on desk 1 instead.", "on_task", "mug"),
     ],
 )
 def test_hostile_spellings_and_scopes(text: str, label: str, deciding: str | None) -> None:

@@ -77,3 +77,27 @@ def test_a_line_without_the_attempts_answer_is_labelled_from_the_question_alone(
 def test_an_unknown_question_is_refused() -> None:
     with pytest.raises(ValueError, match="not a shipped HotpotQA question"):
         reflection_identity("text", "no-such-id")
+
+
+@pytest.mark.parametrize(
+    ("text", "deciding"),
+    [
+        # Issue 47 item 9: in capitals the names were foreign; written in lower case they hid.
+        ("I should have searched when Antic Magazine stopped publishing and compared it with Atari.", "Atari"),
+        ("i should have searched when antic magazine stopped publishing and compared it with atari.", "antic"),
+        # Issue 48 item 7: another question's phrase, or a few-shot example's, names it without a capital.
+        ("I only gave the start and end points of the original line of the railroad.", "original line of the railroad"),
+        ("I was asked who was the first person to break the sound barrier.", "break the sound barrier"),
+    ],
+)
+def test_another_questions_words_and_phrases_in_any_case_are_off_task(text: str, deciding: str) -> None:
+    _check_spans(text, KENT_BAER, "off_task", deciding)
+
+
+def test_this_questions_own_phrase_restated_is_on_task() -> None:
+    # "What stadium does the team ... play its home games?": its phrase, no name.
+    _check_spans("I gave the wrong stadium for the home games of the team.", KENT_BAER, "on_task", "home games")
+    # The same words read by a question that does not have them name nothing.
+    _check_spans("I gave the wrong stadium for the home games of the team.", CHRONICLE, "vacuous")
+    # A common phrase of two words names no other question ("given name" is one question's words).
+    _check_spans("I should have given the full given name of the person.", KENT_BAER, "vacuous")

@@ -15,10 +15,9 @@ from harness.records.identity import IDENTITY_LABELS
 LABELS = Path(__file__).resolve().parents[3] / "fixtures" / "identity" / "hotpotqa_labels.jsonl"
 KAPPA_FLOOR = {"dev": 0.85, "held_out": 0.80}
 CROSS_PAIRED_FLOOR = 0.90
-SOURCE_NAMES_NOTHING = "the source names nothing of its own task"
 
 
-SPLITS = {"dev": 109, "held_out": 40}
+SPLITS = {"dev": 235, "held_out": 104}
 
 
 def labelled(split: str | None = None) -> list[dict[str, object]]:
@@ -37,6 +36,8 @@ def test_each_split_is_what_the_readme_describes(split: str) -> None:
     assert len(items) == SPLITS[split] and len(labelled()) == sum(SPLITS.values())
     assert {"published", "embedded", "planted", "cross_paired"} == {item["source"] for item in items}
     assert all(item["label"] in IDENTITY_LABELS and str(item["reason"]).strip() for item in items)
+    # A label changed after the first reading says from what, by whom and why (the README lists them).
+    assert all({"from", "by", "why"} <= set(item["relabelled"]) for item in items if "relabelled" in item)
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -55,9 +56,7 @@ def test_without_the_attempts_answer_it_still_agrees() -> None:
 
 @pytest.mark.parametrize("split", SPLITS)
 def test_reflections_presented_for_another_question_come_out_off_task(split: str) -> None:
-    crossed = [
-        item for item in labelled(split)
-        if item["source"] == "cross_paired" and SOURCE_NAMES_NOTHING not in str(item["provenance"])
-    ]  # fmt: skip
+    # Those a reader read off_task: a cross-paired source that names nothing of its own task reads vacuous.
+    crossed = [item for item in labelled(split) if item["source"] == "cross_paired" and item["label"] == "off_task"]
     off = sum(rule_label(item) == "off_task" for item in crossed)
     assert len(crossed) >= 5 and off / len(crossed) >= CROSS_PAIRED_FLOOR

@@ -80,3 +80,27 @@ def test_a_line_needs_no_feedback_and_a_problem_id() -> None:
 def test_names_error_type_without_the_run() -> None:
     assert names_error_type("a TypeError when given None")
     assert not names_error_type("the logic is wrong in general")
+
+
+WORDS_IN_SENTENCE = "HumanEval/143"  # words_in_sentence(sentence): the words whose length is prime
+WORDS_STRING = "HumanEval/101"  # words_string(s): split a string of words on commas or spaces
+
+
+@pytest.mark.parametrize(
+    ("text", "task", "label"),
+    [
+        # Issue 48 item 7: "it's" once named the parameter s of words_string, and another problem's job (sum_squares:
+        # square at multiples of 3, cube at multiples of 4) came out on task.
+        ("It squares the number when the index is a multiple of 3, even if it's also a multiple of 4.", WORDS_STRING,
+         "off_task"),
+        # Unclosed delimiters and braces are the language's: "properly closed" is no parenthesis problem's job.
+        ("There is an unclosed delimiter. The error message indicates a mismatch in the opening and closing braces, "
+         "which needs properly closing.", "HumanEval/153", "vacuous"),
+        # Another problem's function made of this problem's words is a helper for this job (is_prime for prime lengths).
+        ("The nested function `is_prime` is not properly closed, causing a mismatch in the delimiters.",
+         WORDS_IN_SENTENCE, "on_task"),
+        ("The `is_prime` function returns True for 1.", LONGEST, "off_task"),
+    ],
+)  # fmt: skip
+def test_clitics_tooling_and_helpers(text: str, task: str, label: str) -> None:
+    assert _label(text, task) == label
