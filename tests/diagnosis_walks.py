@@ -28,8 +28,8 @@ from harness.domains.spec import DomainSpec
 from harness.llm import LLMRequest, LLMResponse, Usage
 from harness.llm.metering import MeteredLLM
 from harness.records import Manifest, TrialLog, TrialRecord, write_manifest
-from harness.records.alfworld import NOTHING_HAPPENS, FailureSignals, NothingHappens
-from harness.records.details import ExtractedSignals, ListedSignals
+from harness.records.alfworld import NOTHING_HAPPENS
+from harness.records.details import ListedSignals
 from harness.records.diagnosis import Claim, GroundTruth, ReflectionClaims, StepVerdict
 from harness.records.gate import Turn
 from harness.records.registry import Lazy
@@ -55,12 +55,11 @@ class WalkReflection(ReflectionHooks):
     def self_diagnosis_request(self, trial: ReflectionInput, appendix: str = "") -> LLMRequest:
         return _request(f"You walked and failed.\n{trial.scenario}{appendix}\nLesson:", trial.seed)
 
-    def failure_signals(self, trial: ReflectionInput) -> tuple[ExtractedSignals | ListedSignals, str]:
-        invalid = [NothingHappens(step=n, action=s.action) for n, s in enumerate(trial.trajectory, start=1)
-                   if s.observation == NOTHING_HAPPENS]
-        signals = FailureSignals(nothing_happens=invalid, loops=[], exhausted=None, budget=None)
-        block = "\nSignals:\n" + "\n".join(i.line() for i in invalid)
-        return ExtractedSignals(signals=signals, rendered=block.strip()), block
+    def failure_signals(self, trial: ReflectionInput) -> tuple[ListedSignals, str]:
+        lines = [f"Step {n}: `{s.action}` -> {NOTHING_HAPPENS}" for n, s in enumerate(trial.trajectory, start=1)
+                 if s.observation == NOTHING_HAPPENS]
+        block = "\nSignals:\n" + "\n".join(lines)
+        return ListedSignals(lines=lines, rendered=block.strip()), block
 
     def template_request(self, trial: ReflectionInput) -> tuple[LLMRequest, str]:
         return _request(f"{trial.scenario}\nTEMPLATE\nFAILED STEP:", trial.seed), "FAILED STEP:"

@@ -17,16 +17,18 @@ from harness.domains.registry import domain_spec
 from harness.domains.spec import ClaimRule, TruthRule
 from harness.errors import ConfigError
 from harness.metrics.diagnosis.rows import (
+    FIRST_LOOP_START,
+    FIRST_NOTHING_HAPPENS,
+    LAST_STEP,
     PARSER_SIGNALS,
-    alfworld_rows,
     code_signals_cause,
     listed_signals_cause,
+    step_claims,
     step_rows,
 )
 from harness.records import TrialRecord
 from harness.records.details import (
     ExtractedCodeSignals,
-    ExtractedSignals,
     ListedSignals,
 )
 from harness.records.diagnosis import GroundTruth, ReflectionClaims
@@ -73,10 +75,31 @@ def check_diagnosis(diagnosis: bool, domain: Domain) -> None:
         )
 
 
+def alfworld_rows(record: TrialRecord, truth: GroundTruth, max_steps: int) -> dict[str, ReflectionClaims]:
+    """ALFWorld's heuristic rows, by its domain's step choices (diagnosis_baselines)."""
+    from harness.domains.alfworld import diagnosis_baselines as choose
+
+    steps = record.trajectory
+    return {
+        LAST_STEP: step_claims(choose.last_step(steps), None),
+        FIRST_NOTHING_HAPPENS: step_claims(choose.first_nothing_happens(steps), "invalid_action"),
+        FIRST_LOOP_START: step_claims(choose.first_loop_start(steps), "loop"),
+        PARSER_SIGNALS: choose.signal_claims(steps, record.end_reason, max_steps),
+    }
+
+
+BASELINES: dict[str, Callable[[TrialRecord, GroundTruth, int], dict[str, ReflectionClaims]]] = {
+    "alfworld": alfworld_rows,
+}
+"""A domain's own heuristic rows; another domain gets the last step and its parser's signals read as a cause."""
+
+
 def trajectory_rows(record: TrialRecord, truth: GroundTruth, rules: DiagnosisRules) -> dict[str, ReflectionClaims]:
-    """The heuristic rows' claims; the parser's signals come from the domain's hooks (its programmatic condition's)."""
+    """The heuristic rows' claims about one scored trial."""
     if not truth.scored:
         return {}
+    if truth.domain in BASELINES:
+        return BASELINES[truth.domain](record, truth, rules.max_steps)
     if rules.hooks is None:
         return step_rows(truth)
     signals, _ = rules.hooks.failure_signals(
@@ -92,8 +115,6 @@ def trajectory_rows(record: TrialRecord, truth: GroundTruth, rules: DiagnosisRul
             memory=[],
         )
     )
-    if isinstance(signals, ExtractedSignals):
-        return alfworld_rows(truth, record.trajectory, signals.signals)
     if isinstance(signals, ExtractedCodeSignals):
         return step_rows(truth) | {PARSER_SIGNALS: code_signals_cause(signals.signals)}
     if isinstance(signals, ListedSignals):

@@ -1,5 +1,6 @@
 """The heuristic rows: what a parser with no model would name as the decisive step, read as a diagnosis and scored
-like a reflection. Beside the chance row (`scores.expected_random`) they say what a condition's figure means: a
+like a reflection (ALFWorld's step choices are its domain's: harness/domains/alfworld/diagnosis_baselines.py, read
+by harness/run/diagnosis_stage.py). Beside the chance row (`scores.expected_random`) they say what a condition's figure means: a
 condition that names the first "Nothing happens." no more often than the parser does has learned nothing the
 parser did not already see. The `programmatic` condition is shown these signals, so its trials whose decisive step
 is an invalid action or a loop are reported apart (`summary.STRATA`).
@@ -9,10 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.records.alfworld import NOTHING_HAPPENS, FailureSignals
 from harness.records.diagnosis import GroundTruth, ReflectionClaims
 from harness.records.humaneval import CodeSignals
-from harness.records.step import Step
 
 RULE = "heuristic-rows/1"
 RANDOM_STEP = "random step"
@@ -33,37 +32,9 @@ def last_step(truth: GroundTruth) -> ReflectionClaims:
     return _claims([truth.steps] if truth.steps else [], None)
 
 
-def first_nothing_happens(steps: Sequence[Step]) -> ReflectionClaims:
-    """The first step the environment answered "Nothing happens." (an invalid action); none: names no step."""
-    first = next((n for n, step in enumerate(steps, start=1) if step.observation == NOTHING_HAPPENS), None)
-    return _claims([first] if first else [], "invalid_action" if first else None)
-
-
-def first_loop_start(signals: FailureSignals) -> ReflectionClaims:
-    """The first step of the first action loop the parser found; none: names no step."""
-    first = signals.loops[0].start_step if signals.loops else None
-    return _claims([first] if first else [], "loop" if first else None)
-
-
-def parser_signals(signals: FailureSignals) -> ReflectionClaims:
-    """The parser's signals as one diagnosis: its earliest signalled step (an invalid action or a loop's start, the
-    repeated-action stop failing both) with that signal's cause; only a spent budget: no step, `search_budget`."""
-    signalled = [(n.step, "invalid_action") for n in signals.nothing_happens]
-    signalled += [(loop.start_step, "loop") for loop in signals.loops]
-    if not signalled and signals.exhausted is not None:
-        signalled = [(signals.exhausted.step, "loop")]
-    if signalled:
-        step, cause = min(signalled)
-        return _claims([step], cause)
-    return _claims([], "search_budget" if signals.budget is not None else None)
-
-
-def alfworld_rows(truth: GroundTruth, steps: Sequence[Step], signals: FailureSignals | None) -> dict[str, ReflectionClaims]:
-    """Every stored heuristic row of one ALFWorld trial (the parser's rows only where its signals are given)."""
-    rows = {LAST_STEP: last_step(truth), FIRST_NOTHING_HAPPENS: first_nothing_happens(steps)}
-    if signals is not None:
-        rows |= {FIRST_LOOP_START: first_loop_start(signals), PARSER_SIGNALS: parser_signals(signals)}
-    return rows
+def step_claims(step: int | None, cause: str | None) -> ReflectionClaims:
+    """A heuristic's choice as claims: the step it names (none: names no step) with the cause it implies."""
+    return _claims([step] if step else [], cause if step else None)
 
 
 def step_rows(truth: GroundTruth) -> dict[str, ReflectionClaims]:

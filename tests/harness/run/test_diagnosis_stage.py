@@ -10,12 +10,19 @@ import pytest
 
 from harness.errors import ConfigError
 from harness.metrics.diagnosis.rows import (
+    FIRST_LOOP_START,
     FIRST_NOTHING_HAPPENS,
     LAST_STEP,
     PARSER_SIGNALS,
 )
+from harness.records.diagnosis import GroundTruth
 from harness.records.diagnosis_log import DIAGNOSIS_FILE, read_diagnosis
-from harness.run.diagnosis_stage import check_diagnosis, diagnose_run, diagnosis_rules
+from harness.run.diagnosis_stage import (
+    alfworld_rows,
+    check_diagnosis,
+    diagnose_run,
+    diagnosis_rules,
+)
 from tests.diagnosis_walks import (
     CLOSER,
     WRONG,
@@ -52,8 +59,7 @@ def test_each_failed_reflected_trial_once_with_its_next_trial(records: list, tmp
     assert (first.truth.decisive_step, first.claims.claimed_steps, first.next_success) == (2, [2], True)  # type: ignore[union-attr]
     assert found[("w/1", "programmatic")].next_success is False
     assert found[("w/1", "programmatic")].claims.confabulated  # type: ignore[union-attr]
-    assert first.rows[LAST_STEP].claimed_steps == [4] and first.rows[FIRST_NOTHING_HAPPENS].claimed_steps == [3]
-    assert first.rows[PARSER_SIGNALS].cause == "invalid_action"
+    assert first.rows[LAST_STEP].claimed_steps == [4] and first.rows[PARSER_SIGNALS].cause is None
     assert found[("w/3diverged", "self_diagnosis")].rows == {}
     assert first.trajectory_sha256 == found[("w/1", "programmatic")].trajectory_sha256
 
@@ -83,3 +89,16 @@ def test_metrics_diagnosis_on_a_domain_without_rules_is_refused(records: list) -
         check_diagnosis(True, Unruled())
     check_diagnosis(False, Unruled())
     check_diagnosis(True, WalksDomain())
+
+
+def test_alfworld_rows_are_its_domains_step_choices() -> None:
+    steps = [("go to desk 1", "On the desk 1, you see a mug 1."), ("take pen from desk 1", "Nothing happens."),
+             ("go to shelf 1", "On the shelf 1, you see nothing."), ("go to desk 1", "On the desk 1, you see a mug 1."),
+             ("go to shelf 1", "On the shelf 1, you see nothing."), ("go to desk 1", "On the desk 1, you see a mug 1.")]
+    record = walk_record("pick_and_place_simple-Mug-None-Desk-308/t", steps, "r")
+    truth = GroundTruth(domain="alfworld", task_id=record.task_id, rule="r", scored=True, steps=6)
+    rows = alfworld_rows(record, truth, 6)
+    assert {name: (c.claimed_steps, c.cause) for name, c in rows.items()} == {
+        LAST_STEP: ([6], None), FIRST_NOTHING_HAPPENS: ([2], "invalid_action"), FIRST_LOOP_START: ([3], "loop"),
+        PARSER_SIGNALS: ([2], "invalid_action"),
+    }

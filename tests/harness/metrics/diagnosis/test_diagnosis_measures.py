@@ -13,17 +13,10 @@ from harness.metrics.diagnosis.rows import (
     FIRST_LOOP_START,
     PARSER_SIGNALS,
     RANDOM_STEP,
-    parser_signals,
 )
 from harness.metrics.diagnosis.scores import expected_random, score_claims
 from harness.metrics.diagnosis.shares import by_task, measure_share
 from harness.metrics.diagnosis.summary import domain_diagnosis
-from harness.records.alfworld import (
-    ActionLoop,
-    FailureSignals,
-    NothingHappens,
-    StepBudget,
-)
 from harness.records.diagnosis import Claim, GroundTruth, ReflectionClaims
 from harness.records.diagnosis_log import TrialDiagnosis
 
@@ -89,15 +82,6 @@ def test_a_share_pools_reflections_per_task_and_resamples_tasks() -> None:
     assert measure_share({}).share is None
     expected = measure_share({"a": [0.1], "b": [0.3]}, expected=True)
     assert (expected.share, expected.no_interval) == (pytest.approx(0.2), "expected value")
-
-
-def test_the_parser_signals_name_their_earliest_step_with_its_cause() -> None:
-    loop = ActionLoop(start_step=2, end_step=5, cycle=["go to a", "go to b"], repeats=2)
-    both = FailureSignals(nothing_happens=[NothingHappens(step=7, action="x")], loops=[loop], exhausted=None,
-                          budget=StepBudget(max_steps=10))
-    assert (parser_signals(both).claimed_steps, parser_signals(both).cause) == ([2], "loop")
-    budget_only = FailureSignals(nothing_happens=[], loops=[], exhausted=None, budget=StepBudget(max_steps=10))
-    assert (parser_signals(budget_only).claimed_steps, parser_signals(budget_only).cause) == ([], "search_budget")
 
 
 def item(task: str, condition: str, said: ReflectionClaims | None, planted: GroundTruth, sha: str | None = None,
