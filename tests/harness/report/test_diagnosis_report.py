@@ -4,7 +4,6 @@ report.html marks the decisive and claimed steps in the trajectory and a confabu
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,12 +15,12 @@ from harness.records.diagnosis_log import (
     diagnosis_log,
     trajectory_sha256,
 )
-from harness.report import write_report
+from harness.report import combine, load_runs, write_report
 from harness.report._runs import load_run
+from harness.report.data_tables import conditions_data
 from harness.report.html import HTML_FILE
 from tests.browser import headless_chromium
 from tests.harness.report.html.pages import MUG, TRAP, records, write_small_run
-from tests.in_process import run_module
 
 
 def test_a_run_without_its_diagnosis_says_so_and_how_to_compute_it(five_conditions_run: Path) -> None:
@@ -51,12 +50,10 @@ def _diagnosed_small_run(run_dir: Path) -> Path:
 def test_the_section_the_columns_and_the_marked_trajectory(tmp_path: Path) -> None:
     run = _diagnosed_small_run(tmp_path / "run")
     write_report([run], run)
-    assert run_module("harness.report", str(run), "--format", "csv", "--out", str(run)).returncode == 0
     report = (run / "report.md").read_text()
     assert "### alfworld" in report and "| self_diagnosis | condition | 3 (1) |" in report
-    with (run / "conditions.csv").open() as table:
-        row = next(csv.DictReader(table))
-    assert (row["diagnosis_exact"], row["diagnosis_exact_n"], row["diagnosis_confabulated"]) == ("1.0", "3", "1.0")
+    row = conditions_data(combine(load_runs([run]))).rows[0]  # the CSV, LaTeX and DataFrame rows
+    assert (row["diagnosis_exact"], row["diagnosis_exact_n"], row["diagnosis_confabulated"]) == (1.0, 3, 1.0)
     with headless_chromium() as browser:
         browser.open(run / HTML_FILE)
         shown = browser.evaluate("Array.from(document.querySelectorAll('.dg'), (d) => d.textContent)")
