@@ -146,7 +146,7 @@ def walk_line(item: dict[str, Any]) -> tuple[GroundTruth, ReflectionClaims]:
 
 def register_walks() -> None:
     register_spec(DomainSpec(
-        name=DOMAIN, builder=Lazy.of(lambda env: WalksDomain()), env_config=WalksEnv,
+        name=DOMAIN, builder=Lazy.of(lambda env, only=None: WalksDomain()), env_config=WalksEnv,
         truth=Lazy.of(walk_truth), claims=Lazy.of(walk_claims), line_diagnosis=Lazy.of(walk_line),
     ))
 

@@ -159,9 +159,9 @@ def sweep_run(finished_runs: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def semantic_alfworld_audit(finished_runs: Path) -> Path:
-    """`python -m harness.audit --semantic` over the two published ALFWorld runs, with the real embedding model:
+    """`reflexion-audit --semantic` over the two published ALFWorld runs, with the real embedding model:
     its folder holds the audit (`out/`) and the embedding cache it filled (`embeddings.npz`, every reflection)."""
-    from harness.audit.__main__ import main as audit_main
+    from harness.cli.audit import main as audit_main
 
     folder = finished_runs / "semantic_audit"
 
@@ -176,9 +176,9 @@ def semantic_alfworld_audit(finished_runs: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def published_audit(finished_runs: Path) -> Path:
-    """`python -m harness.audit --html` over every shipped source: the folder holding audit.json, audit.md and
+    """`reflexion-audit --html` over every shipped source: the folder holding audit.json, audit.md and
     audit.html (the audit's tables and its page read the same run)."""
-    from harness.audit.__main__ import main as audit_main
+    from harness.cli.audit import main as audit_main
 
     folder = finished_runs / "published_audit"
     return _once(folder, lambda: audit_main(["--out", str(folder), "--html"]))

@@ -13,10 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-ENTRY = "entry"
-"""The unit of the command-line entry points, above every package."""
-
-
 @dataclass(frozen=True)
 class Arrow:
     """One import from a module of one unit to a module of another."""
@@ -40,11 +36,10 @@ def module_paths(root: Path, package: str) -> dict[str, Path]:
     return found
 
 
-def unit_of(module: str, entry_points: Sequence[str]) -> str | None:
-    """The layer unit a module belongs to: its subpackage (or top-level module), or `entry`; None for the root."""
+def unit_of(module: str) -> str | None:
+    """The layer unit a module belongs to: its subpackage (or top-level module); None for the root. A `__main__`
+    module is its package's like any other: no module is exempt."""
     parts = module.split(".")
-    if parts[-1] == "__main__" or module in entry_points:
-        return ENTRY
     return parts[1] if len(parts) > 1 else None
 
 
@@ -63,7 +58,7 @@ def _imported_names(node: ast.AST, module: str, is_package: bool) -> list[str]:
     return []
 
 
-def arrows(root: Path, package: str, entry_points: Sequence[str] = ()) -> list[Arrow]:
+def arrows(root: Path, package: str) -> list[Arrow]:
     """Every import from one unit of `package` to another, with the module-level import that makes it.
 
     `from a import b` is an import of module `a.b` when that is a module, else of `a`.
@@ -71,7 +66,7 @@ def arrows(root: Path, package: str, entry_points: Sequence[str] = ()) -> list[A
     known = module_paths(root, package)
     found = []
     for module, path in known.items():
-        source_unit = unit_of(module, entry_points)
+        source_unit = unit_of(module)
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             names = _imported_names(node, module, path.name == "__init__.py")
             if isinstance(node, ast.ImportFrom):
@@ -80,7 +75,7 @@ def arrows(root: Path, package: str, entry_points: Sequence[str] = ()) -> list[A
             for name in names:
                 if name not in known:
                     continue
-                target_unit = unit_of(name, entry_points)
+                target_unit = unit_of(name)
                 if source_unit is not None and target_unit is not None and target_unit != source_unit:
                     found.append(Arrow(module, name, getattr(node, "lineno", 0), source_unit, target_unit))
     return found

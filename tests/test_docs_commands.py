@@ -19,7 +19,7 @@ from tests.in_process import Outcome, run_in_process, run_module
 from tests.runner import ROOT
 
 PUBLISHED_COT = (
-    "python -m harness.audit.hotpotqa_runs "
+    "reflexion-hotpotqa-runs "
     "data/reflexion-logs/hotpotqa_runs/root/CoT/context/last_trial_and_reflexion/100_questions_5_trials.txt "
     "results/published_cot"
 )
@@ -27,25 +27,24 @@ PUBLISHED_COT = (
 # Run, in this order, in one workspace: each command with the commands whose outputs it reads. About 110 s here.
 RUN: dict[str, tuple[str, ...]] = {
     FIVE: (),
-    "python -m harness.report results/runs/five --html": (FIVE,),
-    "python -m harness.report results/runs/five --format csv,latex --out results/tables": (FIVE,),
-    "python -m harness.gate show results/runs/five/gate/gated": (FIVE,),
-    "python -m harness.gate verify results/runs/five/gate/gated": (FIVE,),
-    "python -m harness.audit": (),
-    "python -m harness.audit show alfworld_runs/root/reflexion_run_logs env_22": (),
+    "reflexion-report results/runs/five --html": (FIVE,),
+    "reflexion-report results/runs/five --format csv,latex --out results/tables": (FIVE,),
+    "reflexion-gate show results/runs/five/gate/gated": (FIVE,),
+    "reflexion-gate verify results/runs/five/gate/gated": (FIVE,),
+    "reflexion-audit": (),
+    "reflexion-audit show alfworld_runs/root/reflexion_run_logs env_22": (),
     HOTPOTQA: (),
     PUBLISHED_COT: (),
-    "python -m harness.report results/runs/hotpotqa results/published_cot --out results/side_by_side": (
+    "reflexion-report results/runs/hotpotqa results/published_cot --out results/side_by_side": (
         HOTPOTQA,
         PUBLISHED_COT,
     ),
     "python run.py --help": (),
     "python run.py experiment=five_conditions --cfg job": (),
-    "python -m harness.report --help": (),
-    "python -m harness.gate --help": (),
     "reflexion-report --help": (),
-    "python -m harness.report results/ --index": (FIVE, HOTPOTQA),
-    "python -m harness.report results/ --index --out site": (FIVE, HOTPOTQA),
+    "reflexion-gate --help": (),
+    "reflexion-report results/ --index": (FIVE, HOTPOTQA),
+    "reflexion-report results/ --index --out site": (FIVE, HOTPOTQA),
 }
 
 INSTALL = "installs the package and compiles llama.cpp (4-8 minutes); CI runs the test command through .ci/run"
@@ -69,8 +68,8 @@ SKIP: dict[str, str] = {
     INSIGHTS_PLANT: "the same words are played by the insights_plant_run fixture (tests/finished_runs.py) and checked by "
     "tests/harness/run/test_insights_plant.py",
     # docs/audit.md
-    "python -m harness.audit --env-to-game my_mapping.json --out results/audit-alt": READERS_FILE,
-    "python -m harness.audit --html": "the audit above again plus audit.html, 37 s here; tests/harness/audit/"
+    "reflexion-audit --env-to-game my_mapping.json --out results/audit-alt": READERS_FILE,
+    "reflexion-audit --html": "the audit above again plus audit.html, 37 s here; tests/harness/audit/"
     "test_audit_html.py writes and checks the page",
     # docs/local-servers.md
     "python -m llama_cpp.server --model /path/to/model.gguf --n_ctx 8192 --host 127.0.0.1 --port 8000 "
@@ -83,8 +82,8 @@ SKIP: dict[str, str] = {
     "python run.py tracking=mlflow": EMBEDDED,
     "mlflow ui --backend-store-uri sqlite:///results/mlflow.db": "serves a "
     "page until stopped; tests/harness/run/test_tracking.py reads the store back with MLflow's client",
-    "python -m harness.run.tracking results/runs/2026-12-03_10-17-18": READERS_FILE,
-    "python -m harness.run.tracking RUN_DIR --tracking-uri sqlite:///results/mlflow.db --run-name again": READERS_FILE,
+    "reflexion-track results/runs/2026-12-03_10-17-18": READERS_FILE,
+    "reflexion-track RUN_DIR --tracking-uri sqlite:///results/mlflow.db --run-name again": READERS_FILE,
     # docs/benchmarks.md
     "python -m benchmarks.run_all": BENCHMARK,
     "python -m benchmarks.throughput": BENCHMARK,
@@ -149,10 +148,10 @@ SKIP: dict[str, str] = {
     # docs/memory-gate.md
     "python run.py 'strategy=[self_diagnosis,gated]' strategy.gated.options.policy=owner "
     "hydra.run.dir=results/runs/g": EMBEDDED,
-    "python -m harness.gate show results/runs/g/gate/gated": OWNER_RUN,
-    "python -m harness.gate review results/runs/g/gate/gated": OWNER_RUN + "; and it waits for a terminal",
-    "python -m harness.gate review STORE --approve ID --reject ID2 --yes": READERS_FILE,
-    "python -m harness.gate verify results/runs/g/gate/gated": OWNER_RUN,
+    "reflexion-gate show results/runs/g/gate/gated": OWNER_RUN,
+    "reflexion-gate review results/runs/g/gate/gated": OWNER_RUN + "; and it waits for a terminal",
+    "reflexion-gate review STORE --approve ID --reject ID2 --yes": READERS_FILE,
+    "reflexion-gate verify results/runs/g/gate/gated": OWNER_RUN,
     "python run.py 'strategy=[self_diagnosis,gated]' strategy.gated.options.policy=owner experiment.trials=3 "
     "hydra.run.dir=results/runs/g": EMBEDDED,
     "python run.py experiment=planted_refusal": REPLAYED.format(test="tests/harness/run/test_planted_refusal.py", seconds=10),
@@ -166,7 +165,7 @@ SKIP: dict[str, str] = {
     "'scenario.runs=[results/runs/a,results/runs/b]' scenario.cache.mode=auto "
     "scenario.cache.path=results/llm_cache.jsonl": EMBEDDED,
     # docs/metrics.md
-    "python -m harness.metrics.identity reflections.jsonl": READERS_FILE,
+    "reflexion-identity reflections.jsonl": READERS_FILE,
     # docs/openai.md
     "python run.py model=gpt-4o-mini": API,
     "python run.py model=gpt-3.5-turbo-instruct": API,
@@ -235,14 +234,15 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 PLAYED = {FIVE: "five_conditions_run", HOTPOTQA: "hotpotqa_demo_run"}
 # Run in this process: the command line and the report and gate commands, which read and write only what their
 # arguments and working directory name. Others run in a shell (the audit finds its default --out from its own file).
-IN_PROCESS = ("python run.py ", "python -m harness.report ", "python -m harness.gate ")
+IN_PROCESS = ("python run.py ", "reflexion-report ", "reflexion-gate ")
 
 
 def _run_here(command: str, workspace: Path, env: dict[str, str]) -> Outcome:
     words = shlex.split(command)
     if words[1] == "run.py":
         return run_in_process(*words[2:], env=env, cwd=workspace)
-    return run_module(words[2], *words[3:], env=env, cwd=workspace)
+    # A console script's front is harness/cli/<its name without reflexion->.py (pyproject.toml's [project.scripts]).
+    return run_module(f"harness.cli.{words[0].removeprefix('reflexion-')}", *words[1:], env=env, cwd=workspace)
 
 
 @pytest.fixture(scope="module")
@@ -253,6 +253,8 @@ def run_documented(workspace: Path, request: pytest.FixtureRequest) -> Callable[
     env = {key: value for key, value in os.environ.items() if key != "OPENAI_API_KEY"}
     env |= {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"}
     env |= {"REFLEXION_HARNESS_MODEL_DIR": str(workspace / "no-models")}
+    # A console script imports the harness it finds first: the workspace's copy, as `python -m` from there would.
+    env |= {"PYTHONPATH": str(workspace)}
 
     def run(command: str) -> Outcome | subprocess.CompletedProcess[str]:
         if command not in done:

@@ -46,9 +46,11 @@ def imports(path: Path, type_only: bool = False) -> list[str]:
     return [name for name in names if name.split(".")[0] in PACKAGES]
 
 
-def test_the_top_level_of_harness_has_at_most_12_entries() -> None:
+def test_the_top_level_of_harness_has_at_most_13_entries() -> None:
+    # A folder per concept, plus errors.py (the one-sentence errors every layer raises) and extensions.py (the one
+    # module a plugin imports).
     entries = [p.name for p in (ROOT / "harness").iterdir() if p.name != "__pycache__"]
-    assert len(entries) <= 12, sorted(entries)
+    assert len(entries) <= 13, sorted(entries)
 
 
 def test_no_module_is_over_400_lines() -> None:

@@ -242,7 +242,7 @@ def audit_document(report: AuditReport) -> Document:
             "Logs: ",
             Code(report.logs_dir),
             f". {len(report.sources)} readable sources, {len(report.skipped)} skipped (listed at the end). Written by ",
-            Code("python -m harness.audit"),
+            Code("reflexion-audit"),
             ".",
         ),
         *([paper_section(report)] if report.paper else []),

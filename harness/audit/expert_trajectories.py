@@ -1,7 +1,7 @@
 """The ALFWorld expert planner's play of the published Reflexion run's games: the published logs keep each
 environment's reflections and outcome but no trajectory, so a success the critic compares against is the planner's.
 
-`python -m harness.audit.expert_trajectories` plays every environment the published run solved after failing (the
+`python -m harness.cli.expert_plays` plays every environment the published run solved after failing (the
 planner's shortest plan, replanned at each step) and rewrites data/alfworld/expert_trajectories.json; a test checks
 the shipped file's tasks against the log.
 """
@@ -9,12 +9,11 @@ the shipped file's tasks against the log.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from harness.audit.sources import DEFAULT_ROOT, LOADERS, discover_sources
 from harness.audit.published import PublishedTask
-from harness.records.propagation import ExpertTrajectories, ExpertTrajectory
+from harness.records.propagation import ExpertTrajectory
 
 SOURCE = "alfworld_runs/root/reflexion_run_logs"
 ENV_TO_GAME = DEFAULT_ROOT / "alfworld_env_to_game.json"
@@ -59,18 +58,3 @@ def solved_after_failing(tasks: list[PublishedTask]) -> list[PublishedTask]:
     """Environments solved on their second trial: one failed trial with its reflection, then a success (the study
     keeps to one compare critique per task, so a build's cost is its task count)."""
     return [t for t in tasks if t.trial_solved == 1 and len(t.reflections) >= 1]
-
-
-def main() -> None:
-    tasks = solved_after_failing(published_tasks())
-    games = env_games()
-    played = [play_expert(t.task_id, games[t.task_id]) for t in tasks]
-    lost = [p.env_id for p in played if not p.won]
-    if lost:
-        sys.exit(f"error: the planner did not win {', '.join(lost)}.")
-    EXPERT_FILE.write_text(ExpertTrajectories(source=SOURCE, trajectories=played).model_dump_json(indent=1) + "\n")
-    print(f"{len(played)} expert trajectories written to {EXPERT_FILE}")
-
-
-if __name__ == "__main__":
-    main()

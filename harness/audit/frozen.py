@@ -1,13 +1,11 @@
 """The environments whose memory froze in the published Reflexion ALFWorld run.
 
-`python -m harness.audit.frozen` rewrites data/alfworld/sets/frozen_published.txt from the logs, so the shipped set
+`python -m harness.cli.frozen_set` rewrites data/alfworld/sets/frozen_published.txt from the logs, so the shipped set
 is computed by this code, never typed in; a run reads the set as data.
 """
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Sequence
 from pathlib import Path
 
 from harness.audit.alfworld_mention import DEFAULT_ENV_TO_GAME, read_env_to_game
@@ -38,20 +36,7 @@ def published_set_text(logs_dir: Path = DEFAULT_ROOT, env_to_game: Path = DEFAUL
     lines = [
         "# Environments whose memory froze (RRR >= 0.5 over the final memory) in the published Reflexion",
         f"# ALFWorld run, data/reflexion-logs/{PUBLISHED_RUN}, mapped to games with alfworld_env_to_game.json.",
-        "# Written by `python -m harness.audit.frozen`; do not edit by hand.",
+        "# Written by `python -m harness.cli.frozen_set`; do not edit by hand.",
     ]
     lines += [f"{game}  # {env}" for env, game in published_frozen_games(logs_dir, env_to_game)]
     return "\n".join(lines) + "\n"
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Write the frozen_published game set from the published logs.")
-    parser.add_argument("--out", type=Path, default=PUBLISHED_SET, help="where to write the set file")
-    parser.add_argument("--env-to-game", type=Path, default=DEFAULT_ENV_TO_GAME, help="env_N -> game id mapping (JSON)")
-    args = parser.parse_args(argv)
-    args.out.write_text(published_set_text(env_to_game=args.env_to_game))
-    print(f"wrote {args.out}")
-
-
-if __name__ == "__main__":
-    main()

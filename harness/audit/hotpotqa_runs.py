@@ -1,8 +1,8 @@
-"""A published Reflexion HotpotQA CoT log as a run directory of this domain, so `python -m harness.report` shows it
+"""A published Reflexion HotpotQA CoT log as a run directory of this domain, so `reflexion-report` shows it
 beside live runs: the audit's importer reads the log, and each agent's trials become the same TrialRecords a live
 run writes (question ids, memory, reflections, answers and verdicts), measured by the same metrics.
 
-`python -m harness.audit.hotpotqa_runs LOG RUN_DIR` writes `trials.jsonl` and `manifest.json` into RUN_DIR.
+`reflexion-hotpotqa-runs LOG RUN_DIR` writes `trials.jsonl` and `manifest.json` into RUN_DIR.
 Only logs whose agents read reflections qualify (`reflexion`, `last_trial_and_reflexion`, `base`); a `last_trial`
 log's memory is the previous trace, not reflections. The logs name no model and count no tokens: the records say
 `published` for both roles and zero use.
@@ -10,7 +10,6 @@ log's memory is the previous trace, not reflections. The logs name no model and 
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -20,7 +19,7 @@ from harness.audit.hotpotqa import LoggedAttempt, parse_text_log, run_strategy, 
 from harness.domains.hotpotqa.agent import end_reason_of, finish_answer, observation_of, parse_action
 from harness.records.hotpotqa import QuestionAttempt
 from harness.domains.hotpotqa.questions import load_questions
-from harness.errors import HarnessError, fail
+from harness.errors import HarnessError
 from harness.records import Manifest, TrialLog, TrialRecord, write_manifest
 from harness.records.step import Step
 from harness.records.usage import Usage
@@ -164,19 +163,3 @@ def write_published_run(log: Path, run_dir: Path) -> int:
     )
     write_manifest(run_dir, manifest)
     return len(records)
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m harness.audit.hotpotqa_runs", description=__doc__)
-    parser.add_argument("log", type=Path, help="a published CoT log (data/reflexion-logs/hotpotqa_runs/root/CoT/...)")
-    parser.add_argument("run_dir", type=Path, help="where to write trials.jsonl and manifest.json")
-    args = parser.parse_args(argv)
-    try:
-        count = write_published_run(args.log, args.run_dir)
-    except (HarnessError, OSError, ValueError) as error:
-        fail(error)
-    print(f"wrote {count} records of {args.log} into {args.run_dir}")
-
-
-if __name__ == "__main__":
-    main()

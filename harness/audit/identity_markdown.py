@@ -49,7 +49,7 @@ def identity_section(report: AuditReport) -> Section:
     labelled = [identity for identity in report.identity if identity.identity.reflections]
     rule = Paragraph(
         "Each reflection labelled against its own task alone (",
-        Code("python -m harness.metrics.identity"),
+        Code("reflexion-identity"),
         "'s rules; the logs keep no test feedback and no answer beside a reflection, so neither is used): ",
         HUMANEVAL_NOTE, " ", HOTPOTQA_NOTE,
         " frozen: frozen tasks / tasks with RRR (at least two reflections). Both rules were checked against ",

@@ -60,7 +60,7 @@ _SHIPPED: dict[str, tuple[str, Callable[[str], str | None], Callable[[], str]]] 
 
 def _rule(domain: str) -> tuple[Callable[[str], str | None], Labeller] | None:
     """How a log family's task ids map to the shipped ones, and the harness domain's identity rule (its line rule, as
-    `python -m harness.metrics.identity` reads a line); None for a family without one here. `humaneval-rs` is the
+    `reflexion-identity` reads a line); None for a family without one here. `humaneval-rs` is the
     humaneval family: its rows are MultiPL-E's translations of the same problems."""
     shipped = _SHIPPED.get(domain.split("-", 1)[0])
     if shipped is None:

@@ -19,7 +19,7 @@ from harness.metrics.core import (
 
 
 class TaskInspection(BaseModel):
-    """What `python -m harness.audit show` prints for one task."""
+    """What `reflexion-audit show` prints for one task."""
 
     model_config = ConfigDict(frozen=True)
 

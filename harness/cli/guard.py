@@ -5,7 +5,7 @@ already have written a directory. The guard runs on `on_run_start`, before that:
 everything about the input that can be checked without writing, and notes in `hydra.runtime` which directory
 Hydra is about to create, so a run refused later removes exactly that. On `on_multirun_start` it checks the
 sweep directory and every job's input before the first job starts, and that a job's directory holds no run it
-could not resume. What it prepared (harness/cli/compose.py) it hands to each job as the job starts, by the job's
+could not resume. What it prepared (harness/run/preparation.py) it hands to each job as the job starts, by the job's
 number, and it writes the sweep's report when the sweep ends (sweep_report.py), so nothing is validated, built or
 probed twice. Registered under `hydra.callbacks` (configs/config.yaml).
 """
@@ -22,12 +22,12 @@ from hydra.experimental.callback import Callback
 from hydra.types import TaskFunction
 from omegaconf import DictConfig, open_dict, read_write
 
-from harness.cli.compose import Handed, PreparedRun, PreparedTask, prepare_run
+from harness.run.preparation import Handed, PreparedRun, PreparedTask, prepare_run
 from harness.cli.sweep_plan import UnknownSweeperError, planned_job_configs, task_config
 from harness.cli.sweep_report import SweepReport
 from harness.errors import ConfigError, HarnessError, fail, visible
 from harness.records.sweep_job import SweepJob
-from harness.run.config import validate_config
+from harness.run.validation import validate_config
 from harness.run.interrupt import release_held_stops
 from harness.run.preflight import check_store_outside_runs
 from harness.run.resume import check_resumption

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+import yaml
 from hydra._internal.utils import get_args_parser
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override, OverrideType
@@ -15,14 +17,17 @@ from harness.cli.config_keys import check_setting
 from harness.errors import ConfigError, HarnessError, fail
 from harness.run.config import CONFIG_GROUPS
 from harness.run.config_dirs import (
+    CONFIG_DIR,
     add_config_dirs,
     available_options,
     check_config_dir,
     check_group_choice,
     check_search_path,
+    option_files,
 )
 
 ROLE_MODEL_KEYS = ("actor_model", "reflector_model")
+STRATEGY = "strategy"
 # Hydra's options that take a value: the word after one is that value, not an override.
 VALUE_OPTIONS = (
     *("--cfg", "-c", "--info", "-i", "--package", "-p", "--config-path", "-cp", "--config-name", "-cn"),
@@ -54,6 +59,23 @@ def _check_choices(override: Override, argument: str) -> None:
         check_group_choice(key, choice)
 
 
+def _model_choices(key: str, argument: str) -> None:
+    """A role's model option(s) checked: one option, or a sweep over options; never a list or null in a sweep."""
+    value = argument.split("=", 1)[1]
+    if "${" in value or "(" in value:
+        return
+    if value.startswith("["):
+        raise ConfigError(f"{argument} names a list; a role takes one model option, e.g. {key}=smollm2-135m.")
+    choices = value.split(",")
+    if "null" in choices or "" in choices:
+        raise ConfigError(
+            f"{argument} sweeps over null, which is no model option; sweep over options only, and run the role "
+            "unsplit (null) as a job of its own."
+        )
+    for choice in choices:
+        check_group_choice("model", choice, key)
+
+
 def _role_model(key: str, argument: str) -> str:
     """`actor_model=<option>` as Hydra composes it: the model option packaged under the role
     (`model@actor_model=<option>`, configs/config.yaml's defaults), so every config folder Hydra searches reaches it;
@@ -61,21 +83,81 @@ def _role_model(key: str, argument: str) -> str:
     value = argument.split("=", 1)[1]
     if value in ("", "null"):
         return f"~model@{key}"
-    if "${" not in value and "(" not in value:
-        if value.startswith("["):
-            raise ConfigError(f"{argument} names a list; a role takes one model option, e.g. {key}=smollm2-135m.")
-        choices = value.split(",")
-        if "null" in choices or "" in choices:
-            raise ConfigError(
-                f"{argument} sweeps over null, which is no model option; sweep over options only, and run the role "
-                "unsplit (null) as a job of its own."
-            )
-        for choice in choices:
-            check_group_choice("model", choice, key)
+    _model_choices(key, argument)
     return f"model@{key}={value}"
 
 
-def normalize_override(argument: str) -> str:
+def _declares(condition: str, role: str) -> bool:
+    """Whether the strategy file of `condition` composes a model under the role in its defaults list."""
+    path = option_files(STRATEGY).get(condition)
+    if path is None:
+        return False
+    defaults = (yaml.safe_load(path.read_text()) or {}).get("defaults") or []
+    entries = {key.lstrip("/") for entry in defaults if isinstance(entry, dict) for key in entry}
+    return f"model@{condition}.{role}" in entries
+
+
+def _condition_role_model(condition: str, role: str, argument: str, chosen: frozenset[str] | None) -> str:
+    """`strategy.<condition>.actor_model=<option>` as Hydra composes it, as the run's roles are: the model option
+    packaged under the condition's role (replacing the one its strategy file composes there, else added); null
+    removes it, leaving the role to the run's model. `chosen`: the conditions the command line chooses, where known."""
+    key = f"{STRATEGY}.{condition}.{role}"
+    if chosen is not None and condition not in chosen:
+        raise ConfigError(
+            f"{key} is set, but {condition} is not among the chosen conditions; choose it too, e.g. "
+            f"strategy=[self_diagnosis,{condition}]."
+        )
+    value = argument.split("=", 1)[1]
+    declared = _declares(condition, role)
+    if value in ("", "null"):
+        return f"~model@{key}" if declared else f"++{key}=null"
+    _model_choices(key, argument)
+    return f"{'' if declared else '+'}model@{key}={value}"
+
+
+def _condition_role(key: str) -> tuple[str, str] | None:
+    """(condition, role) of `strategy.<condition>.<role>_model`, else None."""
+    parts = key.split(".")
+    if len(parts) == 3 and parts[0] == STRATEGY and parts[2] in ROLE_MODEL_KEYS:
+        return parts[1], parts[2]
+    return None
+
+
+def chosen_conditions(arguments: Sequence[str]) -> frozenset[str] | None:
+    """The conditions a command line chooses, as Hydra will compose them: its `strategy=` (every value of a sweep),
+    else the chosen experiment's `override /strategy`, else configs/config.yaml's default; None where that cannot be
+    told before composing (an interpolation, an experiment file that cannot be read)."""
+    def names(value: object) -> frozenset[str] | None:
+        if isinstance(value, str) and "${" not in value and "(" not in value:
+            return frozenset(v.strip() for v in value.strip("[]").split(",") if v.strip())
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return frozenset(value)
+        return None
+
+    def declared(group: str, option: str) -> object:
+        path = option_files(group).get(option) if group != "" else CONFIG_DIR / "config.yaml"
+        try:
+            defaults = (yaml.safe_load(path.read_text()) or {}).get("defaults") or [] if path else []
+        except (OSError, yaml.YAMLError):
+            return None
+        for entry in defaults:
+            for key, value in (entry.items() if isinstance(entry, dict) else ()):
+                if key.removeprefix("override ").lstrip("/") == STRATEGY:
+                    return value
+        return None
+
+    experiment = "default"
+    for argument in arguments:
+        key, _, value = argument.lstrip("+").partition("=")
+        if key == STRATEGY:
+            return names(value)
+        if key == "experiment":
+            experiment = value
+    from_experiment = declared("experiment", experiment)
+    return names(from_experiment if from_experiment is not None else declared("", "config"))
+
+
+def normalize_override(argument: str, chosen: frozenset[str] | None = None) -> str:
     """One command-line override checked, and spelled as Hydra must read it.
 
     A setting is returned as `++key=value` (set it, whether or not the YAML names it), since the pydantic models
@@ -88,6 +170,9 @@ def normalize_override(argument: str) -> str:
         return argument
     if override.type == OverrideType.CHANGE and key in ROLE_MODEL_KEYS:
         return _role_model(key, argument)
+    condition_role = _condition_role(key)
+    if override.type == OverrideType.CHANGE and condition_role is not None:
+        return _condition_role_model(*condition_role, argument, chosen)
     if override.type == OverrideType.CHANGE and key in CONFIG_GROUPS:
         _check_choices(override, argument)
         return argument
@@ -100,10 +185,13 @@ def normalize_override(argument: str) -> str:
 
 
 def as_written(override: str) -> str:
-    """A job's override as the user wrote it: `++key=value` as `key=value`, `model@actor_model=x` as `actor_model=x`."""
+    """A job's override as the user wrote it: `++key=value` as `key=value`, `model@actor_model=x` as `actor_model=x`
+    (and `model@strategy.<condition>.actor_model=x` as `strategy.<condition>.actor_model=x`)."""
     text = override.lstrip("+")
-    role = next((key for key in ROLE_MODEL_KEYS if text.startswith(f"model@{key}=")), None)
-    return text if role is None else text.removeprefix("model@")
+    if not text.startswith("model@"):
+        return text
+    key = text.removeprefix("model@").split("=", 1)[0]
+    return text.removeprefix("model@") if key in ROLE_MODEL_KEYS or _condition_role(key) else text
 
 
 def hydra_arguments(arguments: list[str]) -> argparse.Namespace:
@@ -145,13 +233,14 @@ def preflight(arguments: list[str]) -> list[str]:
     except HarnessError as error:
         fail(error)
     checked = []
+    chosen = chosen_conditions([a for a in arguments if not a.startswith("-")])
     for index, argument in enumerate(arguments):
         after_option = index > 0 and arguments[index - 1] in VALUE_OPTIONS and "=" not in argument
         if argument.startswith("-") or after_option:
             checked.append(argument)
             continue
         try:
-            checked.append(normalize_override(argument))
+            checked.append(normalize_override(argument, chosen))
         except HarnessError as error:
             fail(error)
     return checked

@@ -22,25 +22,22 @@ from hydra.core.hydra_config import HydraConfig  # noqa: E402
 from hydra.types import RunMode  # noqa: E402
 from omegaconf import DictConfig  # noqa: E402
 
-from harness.cli.compose import Handed, take  # noqa: E402
+from harness.run.preparation import Handed, take  # noqa: E402
 from harness.cli.guard import created_dir  # noqa: E402
 from harness.cli.overrides import preflight  # noqa: E402
-from harness.cli.run_log import setup_logging  # noqa: E402
+from harness.run.run_log import setup_logging  # noqa: E402
 from harness.errors import EXIT_INTERRUPTED, HarnessError, RunInterrupted, fail  # noqa: E402
 from harness.run.config_dirs import CONFIG_DIR  # noqa: E402
 from harness.records.run_dir import remove_created  # noqa: E402
-from harness.llm import ModelConfig  # noqa: E402
-from harness.run.config import PropagationConfig  # noqa: E402
-from harness.run.diagnosis_bank_config import DiagnosisBankConfig  # noqa: E402
-from harness.run.scenarios.planted_refusal import describe, run_planted_refusal  # noqa: E402
+from harness.run.scenarios import run_scenario  # noqa: E402
 
 if TYPE_CHECKING:
-    from harness.cli.experiment import Experiment
+    from harness.run.experiment import Experiment
 
 
 class RunTask:
     """Hydra's task: one run in the directory Hydra made for it, from what the input guard handed it as the job
-    started (harness/cli/compose.py)."""
+    started (harness/run/preparation.py)."""
 
     def __init__(self) -> None:
         self._handed: Handed | None = None
@@ -67,42 +64,16 @@ def _start(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> tuple[Exper
     """The run's experiment, or None when it plays a scenario (played here); and how the job prepared itself."""
     try:
         prepared, prepared_here = take(cfg, handed)
-        if prepared.domain is None:
-            scenario = prepared.config.scenario
-            assert scenario is not None  # only a scenario's run has no domain (compose.finish_preparing)
-            if isinstance(scenario, PropagationConfig):
-                _propagation(scenario, prepared.config.reflector, run_dir)
-                return None, prepared_here
-            if isinstance(scenario, DiagnosisBankConfig):
-                from harness.run.scenarios.diagnosis_bank import bank_study
-
-                print(bank_study(scenario, prepared.config.reflector, run_dir), end="")
-                return None, prepared_here
-            outcome = run_planted_refusal(scenario, prepared.config.reflector, prepared.config.experiment.seed, run_dir)
-            print(describe(outcome))
+        if prepared.domain is None:  # only a scenario's run has no domain (harness/run/preparation.py)
+            run_scenario(prepared.config, run_dir)
             return None, prepared_here
         # Imported once a run is sure to start: its metrics and report (scipy, matplotlib) cost a refusal seconds.
-        from harness.cli.experiment import Experiment
+        from harness.run.experiment import Experiment
 
         # The experiment closes the domain if it fails.
         return Experiment(prepared.config, prepared.domain, prepared.selection, run_dir), prepared_here
     except HarnessError as error:
         fail(error)
-
-
-def _propagation(scenario: PropagationConfig, model: ModelConfig, run_dir: Path) -> None:
-    """The plant-and-trace study on the published ALFWorld log (read here: harness/audit is above the run)."""
-    from harness.audit.published_experience import (
-        READS, SOURCE, evaluation_games, published_reflections, published_study_tasks,
-    )
-    from harness.reflection.insights.trace import markdown, study_traces
-    from harness.report import write_propagation_report
-    from harness.run.scenarios.propagation import run_propagation
-
-    study = run_propagation(scenario, model, published_study_tasks(), evaluation_games(), published_reflections(), READS,
-                            SOURCE, run_dir)
-    print(markdown(study_traces(study)))
-    write_propagation_report(run_dir, run_dir, study)  # report.md and report.html, as every run ends
 
 
 def _start_and_run(cfg: DictConfig, handed: Handed | None, run_dir: Path) -> None:

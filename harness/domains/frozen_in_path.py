@@ -2,8 +2,8 @@
 
 The resolved config is what the manifest records and what a resumption is compared with: a relative path would
 name another directory, or none, once the same run is resumed from elsewhere. An empty value is refused rather than
-read as the current directory. Light on purpose: every env config imports it, and reading the selection run is
-`harness/domains/frozen_in.py`'s.
+read as the current directory. Light on purpose: every env config imports it; reading the selection run and choosing
+its frozen tasks is harness/run/held_out.py's.
 """
 
 from __future__ import annotations

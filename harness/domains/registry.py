@@ -5,7 +5,7 @@
 whoever measures records without playing (the report); `mention_spans` says where a reflection mentions its object,
 for the report page to highlight; `mention_note` says in a sentence what the rule looks for, under the reports'
 tables; `identity_rule` labels a record's reflection on_task, off_task or vacuous (`harness.records.identity`), and
-`line_identity` labels one line of `python -m harness.metrics.identity`.
+`line_identity` labels one line of `reflexion-identity`.
 
 A spec imports only its config and record model, and its rules load when first asked for, so naming a domain
 costs nothing.
@@ -69,7 +69,7 @@ def register_domain(
     identity_note: str | None = None,
     memory_window: int = DEFAULT_MEMORY_WINDOW,
 ) -> None:
-    """Make `name` a domain: `builder(env_config)` returns it; `rules` measure its records offline; `spans` say
+    """Make `name` a domain: `builder(env_config, only)` returns it (`only`: the held-out tasks to keep, or None); `rules` measure its records offline; `spans` say
     where a reflection mentions the object (the report page highlights them); `note` says what the rules look for;
     `identity` labels a record's reflection on_task, off_task or vacuous, and `identity_note` says how.
 
@@ -108,9 +108,10 @@ def domain_names() -> list[str]:
     return DOMAINS.names()
 
 
-def build_domain(env: Any) -> Domain:
-    """The domain named by `env.name`, built from its config."""
-    return domain_spec(env.name).builder.load()(env)
+def build_domain(env: Any, only: frozenset[str] | None = None) -> Domain:
+    """The domain named by `env.name`, built from its config, keeping only the tasks `only` names when given (a
+    held-out run's frozen tasks: harness/run/held_out.py)."""
+    return domain_spec(env.name).builder.load()(env, only)
 
 
 def mention_rules(name: str) -> tuple[TargetRule, MentionRule]:

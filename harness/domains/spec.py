@@ -23,8 +23,9 @@ if TYPE_CHECKING:
     from harness.records.diagnosis import GroundTruth, ReflectionClaims
     from harness.records.identity import ReflectionIdentity
 
-DomainBuilder = Callable[[Any], "Domain"]
-"""The env config -> the domain."""
+DomainBuilder = Callable[[Any, "frozenset[str] | None"], "Domain"]
+"""The validated env config, and the held-out tasks it keeps (`only`; None: every task the config selects) -> the
+domain."""
 TargetRule = Callable[[str], str]
 """task id -> what object mention looks for."""
 MentionRule = Callable[[Sequence["TrialRecord"]], "MentionCounts"]
@@ -34,7 +35,7 @@ SpanRule = Callable[["TrialRecord"], list["MentionSpan"]]
 IdentityRule = Callable[["TrialRecord"], "ReflectionIdentity | None"]
 """one record -> its reflection's task identity (None without a reflection)."""
 LineIdentityRule = Callable[[dict[str, Any]], "ReflectionIdentity"]
-"""one line of `python -m harness.metrics.identity` ({"domain", "task", "text", ...}) -> its identity."""
+"""one line of `reflexion-identity` ({"domain", "task", "text", ...}) -> its identity."""
 
 TruthRule = Callable[["TrialRecord"], "GroundTruth"]
 """one failed trial's record -> where and why it was lost, computed from the environment, never shown to a condition."""
@@ -58,7 +59,7 @@ class DomainSpec:
     name: str
     """What `env.name` says and every record's manifest names."""
     builder: Lazy[DomainBuilder]
-    """The validated env config -> the Domain that plays the run."""
+    """The validated env config and the held-out tasks to keep (None: all) -> the Domain that plays the run."""
     env_config: type[BaseModel] | None = None
     """The model of `configs/env/<name>.yaml`, its `name` a Literal of `name`; None: not selectable by run.py."""
     memory_window: int = DEFAULT_MEMORY_WINDOW
@@ -74,7 +75,7 @@ class DomainSpec:
     identity_note: Lazy[str] | None = None
     """The reflection's task identity (on_task, off_task, vacuous) and a sentence on the labels; None: unlabelled."""
     line_identity: Lazy[LineIdentityRule] | None = None
-    """The identity of one reflection given as a line of `python -m harness.metrics.identity`."""
+    """The identity of one reflection given as a line of `reflexion-identity`."""
     truth: Lazy[TruthRule] | None = None
     claims: Lazy[ClaimRule] | None = None
     line_diagnosis: Lazy[LineDiagnosisRule] | None = None

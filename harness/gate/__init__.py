@@ -11,7 +11,7 @@ holds the last, so an edited, deleted, inserted or reordered line, or lines cut 
 verify(); but anyone who can write the store's files can rewrite the whole chain consistently, and nothing
 here can tell. Keep the store where only its owner can write if that matters.
 
-The owner's command line: `python -m harness.gate {review,verify,show} STORE`. The record models (turns, proposals,
+The owner's command line: `reflexion-gate {review,verify,show} STORE` (harness/cli/gate.py). The record models (turns, proposals,
 drops) are in `evidence`, which loads nothing else; the rest is imported on first use, so a record can be read
 without loading the store.
 """
@@ -53,6 +53,9 @@ _EXPORTS = {
     "normalize_quote": "harness.gate._rules",
     "normalize_text": "harness.gate._rules",
     "GateStore": "harness.gate._store",
+    "CONFIRM": "harness.gate._review",
+    "interactive_review": "harness.gate._review",
+    "scripted_review": "harness.gate._review",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -129,4 +129,4 @@ def _not_pending(store: GateStore, item_id: str, scope: str | None) -> str:
         return f"no proposal with id {item_id} in {store.path}."
     if scope is not None and known[item_id].scope != scope:
         return f"proposal {item_id} is in scope {known[item_id].scope!r}, not {scope!r}."
-    return f"proposal {item_id} was already decided; see python -m harness.gate show {store.path}."
+    return f"proposal {item_id} was already decided; see reflexion-gate show {store.path}."

@@ -38,7 +38,7 @@ class ExpertTrajectory(BaseModel):
 
 
 class ExpertTrajectories(BaseModel):
-    """data/alfworld/expert_trajectories.json: computed once by `python -m harness.audit.expert_trajectories`."""
+    """data/alfworld/expert_trajectories.json: computed once by `python -m harness.cli.expert_plays`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -97,7 +97,7 @@ class GatedMemory:
             raise GateChainError(
                 f"the decision chain of {self.store_dir} is broken at line {report.first_bad_line} ({report.reason}), "
                 "so its live memory cannot be trusted; restore the store from a backup, or use a new hydra.run.dir "
-                "(python -m harness.gate verify names the line)."
+                "(reflexion-gate verify names the line)."
             )
 
     def check_recorded(self, records: Sequence[TrialRecord]) -> None:

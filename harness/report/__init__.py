@@ -2,8 +2,9 @@
 
 from harness.report._combine import COMBINING_RULE, ReportCondition, combine
 from harness.report._diagnosis_report import bank_diagnosis, bank_table, is_bank_run, write_bank_report
-from harness.report._propagation_report import write_propagation_report
-from harness.report._report import REPORT_FILE, write_report
+from harness.report._folder_lock import holding
+from harness.report._propagation_report import propagation_study, write_propagation_report
+from harness.report._report import REPORT_FILE, REPORT_FORMATS, ReportFormat, write_formats, write_report
 from harness.report._runs import ReportInputError, RunData, finished_run, load_runs
 from harness.report._stats import Share
 from harness.report._threshold_plot import THRESHOLD_CURVES, plot_threshold_curves
@@ -11,6 +12,8 @@ from harness.report._threshold_plot import THRESHOLD_CURVES, plot_threshold_curv
 __all__ = [
     "COMBINING_RULE",
     "REPORT_FILE",
+    "REPORT_FORMATS",
+    "ReportFormat",
     "ReportCondition",
     "ReportInputError",
     "RunData",
@@ -20,10 +23,13 @@ __all__ = [
     "bank_table",
     "combine",
     "finished_run",
+    "holding",
     "is_bank_run",
     "load_runs",
     "plot_threshold_curves",
+    "propagation_study",
     "write_bank_report",
+    "write_formats",
     "write_propagation_report",
     "write_report",
 ]

@@ -167,7 +167,7 @@ def report_document(
     """The whole report; plots are linked by file name, next to it. `effects`: the paired effects against the
     control, or None and why there are none (harness.report._effects). `title`: the runs' names by default."""
     blocks: list[Block] = [
-        Paragraph("Written by ", Code("python -m harness.report"), " from the runs' records; nothing was rerun."),
+        Paragraph("Written by ", Code("reflexion-report"), " from the runs' records; nothing was rerun."),
         runs_section(runs, out_dir),
         conditions_section(runs, conditions, table),
         run_on_section(run_on_rows(runs)),

@@ -1,6 +1,6 @@
 """A report's folder held while the report is written, so two reports never interleave their files in one folder.
 
-Two `python -m harness.report ... --out DIR` at once each replaced report.md, the plots and report.html in turn,
+Two `reflexion-report ... --out DIR` at once each replaced report.md, the plots and report.html in turn,
 and left a folder whose files came from both. The command holds an flock on the folder itself, the lock a run holds
 on its own directory (harness/run/lock.py), so a report into a directory a run is writing is refused too. A run
 writing its own report at its end holds that lock already and does not take it again.

@@ -1,4 +1,4 @@
-"""An audit folder (`python -m harness.audit`) as a row of index.html: its domains and how many published sources
+"""An audit folder (`reflexion-audit`) as a row of index.html: its domains and how many published sources
 it measured, from audit.json.
 
 The audit sits above the report in the layers, so audit.json is read as plain JSON here (its `sources` and

@@ -1,5 +1,5 @@
 """A plant-and-trace run's report: its propagation.json (no trials.jsonl) -> report.md, the carriers plot and
-report.html, written by `python -m harness.report RUN_DIR` and at the end of the run."""
+report.html, written by `reflexion-report RUN_DIR` and at the end of the run."""
 
 from __future__ import annotations
 

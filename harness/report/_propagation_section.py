@@ -14,7 +14,7 @@ from harness.report._propagation_plot import CARRIERS_BY_STEP
 from harness.report.document import Block, Code, Document, Figure, Link, Paragraph, Section, Table
 
 TITLE = "Propagation"
-TRACE_COMMAND = "python -m harness.reflection.insights.trace RUN_DIR"
+TRACE_COMMAND = "reflexion-trace RUN_DIR"
 
 
 def _gate(on: bool) -> str:
@@ -76,7 +76,7 @@ def propagation_section(study: PropagationStudy, traces: Sequence[Trace]) -> Sec
 def propagation_document(study: PropagationStudy, traces: Sequence[Trace], name: str) -> Document:
     """A propagation run's whole report: what it was written from, then the section."""
     return Document(f"Report: {name}", [
-        Paragraph("Written by ", Code("python -m harness.report"), " from the run's ", Code(RESULT_FILE),
+        Paragraph("Written by ", Code("reflexion-report"), " from the run's ", Code(RESULT_FILE),
                   "; nothing was rerun."),
         propagation_section(study, traces),
     ])

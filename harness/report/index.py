@@ -1,4 +1,4 @@
-"""The index across runs (`python -m harness.report FOLDER --index`): every run directory, sweep and audit under a
+"""The index across runs (`reflexion-report FOLDER --index`): every run directory, sweep and audit under a
 folder, found at any depth, as one sortable, filterable table in index.html.
 
 A run directory holds manifest.json or trials.jsonl (a run that has not recorded its first trial yet is listed

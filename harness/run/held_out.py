@@ -1,30 +1,130 @@
-"""Held-out selection: what a run on frozen tasks (`env.frozen_in`) shares with the run that selected them.
+"""Held-out selection, one concept in one place: the tasks whose memory froze in an earlier run of the same domain
+(`env.frozen_in`), and what a run on them shares with the run that selected them.
 
-A control that replays its selection run's answers is frozen by construction (regression to the mean built in), so
-the run names its selection run in the manifest and counts the requests the two share. Records of schema 5 carry
-every call's cache key, and equal keys are equal answers. Older records carry none: then a trial counts as shared
-when the selection run played the same task, trial and repeat under the same run seed, and the same condition
-after trial 0 (trial 0 asks the same question in every condition), an upper bound on what can be shared.
+The selection run is read once per invocation (`read_selection`); its frozen tasks (`frozen_tasks`) go to the
+domain's builder as its explicit `only` input (harness/run/preparation.py), and the reading goes to the run, which
+records its state in the manifest and compares its answers with the run's. A control that replays its selection
+run's answers is frozen by construction (regression to the mean built in), so the run names its selection run in the
+manifest and counts the requests the two share. Records of schema 5 carry every call's cache key, and equal keys are
+equal answers. Older records carry none: then a trial counts as shared when the selection run played the same task,
+trial and repeat under the same run seed, and the same condition after trial 0 (trial 0 asks the same question in
+every condition), an upper bound on what can be shared.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.domains.frozen_in import SelectionReading
-from harness.errors import ResumeMismatchError
-from harness.records import Manifest, SelectionRun, TrialRecord
+from harness.errors import GameNotFoundError, ResumeMismatchError
+from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD
+from harness.metrics.frozen import frozen_in_records
+from harness.records import MANIFEST_FILE, TRIALS_FILE, Manifest, SelectionRun, TrialRecord, parse_trials, read_manifest
 from harness.run.config import RunConfig
 from harness.run.resume import ALLOW_OVERRIDE, CHANGES
 
 log = logging.getLogger(__name__)
 
 TrialIdentity = tuple[str, str, int, int, int]
+
+
+@dataclass(frozen=True)
+class SelectionReading:
+    """A selection run read once: its manifest (None when it has none that reads), its records, and its
+    trials.jsonl's lines and SHA-256 as read."""
+
+    run_dir: Path
+    manifest: Manifest | None
+    records: list[TrialRecord]
+    lines: int
+    trials_sha256: str
+
+
+def read_selection(run_dir: Path) -> SelectionReading:
+    """The run directory `run_dir` read once; refused in one sentence when it holds no trials.jsonl."""
+    trials = Path(run_dir) / TRIALS_FILE
+    if not trials.is_file():
+        raise GameNotFoundError(f"env.frozen_in={run_dir} is not a run directory (no {TRIALS_FILE} in it).")
+    data = trials.read_bytes()
+    return SelectionReading(
+        run_dir=Path(run_dir),
+        manifest=_manifest_of(Path(run_dir)),
+        records=parse_trials(data, trials)[0],
+        lines=sum(1 for line in data.splitlines() if line.strip()),
+        trials_sha256=hashlib.sha256(data).hexdigest(),
+    )
+
+
+def _manifest_of(run_dir: Path) -> Manifest | None:
+    """The run's manifest; None when it has none or none that reads."""
+    try:
+        return read_manifest(run_dir)
+    except (OSError, ValueError):  # pydantic's ValidationError, UnicodeDecodeError and UnreadableManifest too
+        return None
+
+
+def _domain_of(manifest: Manifest) -> str | None:
+    """The env name the manifest states, if it states one."""
+    env = manifest.config.get("env")
+    return env.get("name") if isinstance(env, dict) and isinstance(env.get("name"), str) else None
+
+
+def frozen_in_run(
+    run_dir: Path,
+    condition: str = "self_diagnosis",
+    similarity_threshold: float = SIMILARITY_THRESHOLD,
+    frozen_threshold: float = FROZEN_THRESHOLD,
+    reading: SelectionReading | None = None,
+) -> list[str]:
+    """Tasks whose memory under `condition` froze in the run directory `run_dir` (`frozen_in_records`), sorted;
+    refused in one sentence when it is no run directory or holds no trial of the condition. `reading`: that run,
+    already read."""
+    records = (reading or read_selection(Path(run_dir))).records
+    if not any(r.condition == condition for r in records):
+        raise GameNotFoundError(f"env.frozen_in={run_dir} holds no trial of condition {condition!r}.")
+    return frozen_in_records(records, condition, similarity_threshold, frozen_threshold)
+
+
+def frozen_tasks(
+    frozen_in: str,
+    condition: str,
+    domain: str,
+    similarity_threshold: float = SIMILARITY_THRESHOLD,
+    frozen_threshold: float = FROZEN_THRESHOLD,
+    reading: SelectionReading | None = None,
+) -> set[str]:
+    """Task ids whose memory under `condition` froze in run directory `frozen_in`, a finished run of `domain`, at
+    the thresholds given; `reading`: that run, already read (else it is read here).
+
+    Refused in one sentence: not a run directory, no readable manifest or one that does not say finished (a run
+    still playing, stopped or failed: its frozen set is not final), a run of another domain, no trial of the
+    condition.
+    """
+    run_dir = Path(frozen_in)
+    reading = reading if reading is not None and reading.run_dir == run_dir else read_selection(run_dir)
+    manifest = reading.manifest
+    if manifest is None:
+        raise GameNotFoundError(
+            f"env.frozen_in={frozen_in} has no readable {MANIFEST_FILE}, so whether its trials are all played "
+            "cannot be told; name a finished run directory."
+        )
+    if manifest.status != "finished":
+        raise GameNotFoundError(
+            f"env.frozen_in={frozen_in} has not finished (its {MANIFEST_FILE} says {manifest.status}), so the "
+            "tasks frozen in it may still change; finish it (run its command again) and select on it then."
+        )
+    played = _domain_of(manifest)
+    if played is not None and played != domain:
+        raise GameNotFoundError(
+            f"env.frozen_in={frozen_in} is a run of {played}, not of {domain}; name a {domain} run directory."
+        )
+    return set(frozen_in_run(run_dir, condition, similarity_threshold, frozen_threshold, reading))
 
 
 class SharedAnswers(BaseModel):
@@ -60,6 +160,21 @@ def frozen_in(config: RunConfig) -> Path | None:
     """The selection run this run's tasks come from, or None."""
     value = getattr(config.env, "frozen_in", None)
     return None if value is None else Path(value)
+
+
+def held_out_tasks(config: RunConfig) -> tuple[SelectionReading | None, frozenset[str] | None]:
+    """The selection run `env.frozen_in` names, read once, and the tasks frozen in it that the domain keeps (its
+    builder's `only`); (None, None) without env.frozen_in."""
+    selected_in = frozen_in(config)
+    if selected_in is None:
+        return None, None
+    env = config.env
+    reading = read_selection(selected_in)
+    frozen = frozen_tasks(
+        str(selected_in), env.frozen_condition, env.name, env.frozen_similarity_threshold, env.frozen_rrr_threshold,
+        reading,
+    )
+    return reading, frozenset(frozen)
 
 
 def selection_run(reading: SelectionReading) -> SelectionRun:

@@ -6,7 +6,6 @@ failure costs the copy, never the run: it is a warning, and the run still exits 
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
@@ -19,13 +18,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from harness.errors import EXIT_BROKEN, ConfigError, HarnessError, fail
+from harness.errors import ConfigError
 from harness.metrics.effects import EFFECTS_FILE
 from harness.metrics.figures import Measured, tracked_values
 from harness.metrics.run import METRICS_FILE, ConditionReport, RunMetrics
 from harness.records import MANIFEST_FILE, TRIALS_FILE, read_manifest
-from harness.run.preflight import check_tracking
-from harness.run.tracking_settings import DEFAULT_TRACKING_URI, TrackingSettings, is_file_store, store_path
+from harness.run.tracking_settings import TrackingSettings, is_file_store, store_path
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +39,7 @@ NOT_A_KEY_CHARACTER = re.compile(r"[^\w.\- /]")
 """MLflow's keys take letters, digits, `_ - . /` and spaces."""
 ARTIFACT_DIR = "mlartifacts"
 """Beside a sqlite store: its experiments' artifacts (the directory `mlflow server` uses by default)."""
-RELOG_COMMAND = "python -m harness.run.tracking"
+RELOG_COMMAND = "reflexion-track"
 RUN_DIR_TAG = "harness.run_dir"
 GIT_COMMIT_TAG = "mlflow.source.git.commit"
 
@@ -143,7 +141,7 @@ def track_run(settings: TrackingSettings, config: Mapping[str, Any], run_dir: Pa
             "was lost, and `%s %s` logs it again",
             run_dir,
             settings.tracking_uri,
-            _reason(error),
+            reason_of(error),
             RELOG_COMMAND,
             run_dir,
         )
@@ -152,7 +150,7 @@ def track_run(settings: TrackingSettings, config: Mapping[str, Any], run_dir: Pa
     return run_id
 
 
-def _reason(error: BaseException) -> str:
+def reason_of(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
 
@@ -223,12 +221,12 @@ def _log_to_mlflow(
     return run_id
 
 
-def _finished_run(run_dir: Path) -> tuple[dict[str, Any], RunMetrics]:
+def finished_run_reading(run_dir: Path) -> tuple[dict[str, Any], RunMetrics]:
     """The resolved config and metrics of a finished run directory, or ConfigError naming what is missing."""
     try:
         manifest = read_manifest(run_dir)
     except (OSError, ValueError) as error:  # pydantic's ValidationError is a ValueError
-        raise ConfigError(f"{Path(run_dir) / MANIFEST_FILE} is not a readable manifest ({_reason(error)}).") from None
+        raise ConfigError(f"{Path(run_dir) / MANIFEST_FILE} is not a readable manifest ({reason_of(error)}).") from None
     if manifest is None:
         raise ConfigError(f"{run_dir} holds no {MANIFEST_FILE}, so it is no run directory; give the one run.py wrote.")
     if manifest.status != "finished":
@@ -239,7 +237,7 @@ def _finished_run(run_dir: Path) -> tuple[dict[str, Any], RunMetrics]:
     try:
         metrics = RunMetrics.model_validate_json((Path(run_dir) / METRICS_FILE).read_text())
     except (OSError, ValueError) as error:
-        raise ConfigError(f"{Path(run_dir) / METRICS_FILE} cannot be read ({_reason(error)}).") from None
+        raise ConfigError(f"{Path(run_dir) / METRICS_FILE} cannot be read ({reason_of(error)}).") from None
     return manifest.config, metrics
 
 
@@ -247,7 +245,7 @@ OPTIONS = {"tracking_uri": "--tracking-uri", "experiment_name": "--experiment-na
 """The settings a later logging may change, by their option."""
 
 
-def _settings(config: Mapping[str, Any], given: Mapping[str, str | None]) -> TrackingSettings:
+def settings_with_options(config: Mapping[str, Any], given: Mapping[str, str | None]) -> TrackingSettings:
     """The run's tracking settings, turned on, with the options given; ConfigError naming a bad option."""
     chosen = {key: value for key, value in given.items() if value is not None}
     try:
@@ -257,33 +255,3 @@ def _settings(config: Mapping[str, Any], given: Mapping[str, str | None]) -> Tra
         field = str(first["loc"][0]) if first["loc"] else ""
         reason = first["msg"].removeprefix("Value error, ")
         raise ConfigError(f"{OPTIONS.get(field, field)} {first.get('input')!r} is invalid: {reason}.") from None
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """`python -m harness.run.tracking RUN_DIR [--tracking-uri URI] [--experiment-name NAME] [--run-name NAME]`: log
-    a finished run directory to MLflow (after a copy that failed, or a run played with tracking off), by its
-    manifest's tracking settings unless an option says otherwise; a new MLflow run each time."""
-    parser = argparse.ArgumentParser(prog=RELOG_COMMAND, description=main.__doc__)
-    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a finished run's directory")
-    parser.add_argument(
-        "--tracking-uri", help=f"sqlite:///<file> or file:<directory>; default: the run's, else {DEFAULT_TRACKING_URI}"
-    )
-    parser.add_argument("--experiment-name", help="default: the run's, else <env.name>/<experiment.name>")
-    parser.add_argument("--run-name", help="default: the run's, else the run directory's name")
-    args = parser.parse_args(argv)
-    try:
-        config, metrics = _finished_run(args.run_dir)
-        settings = _settings(config, {field: getattr(args, field) for field in OPTIONS})
-        check_tracking(settings)
-    except HarnessError as error:
-        fail(error)
-    try:
-        run_id = log_run(settings, config, args.run_dir, metrics)
-    except Exception as error:  # the store's failure, in one line; the run directory is untouched
-        failed = f"logging {args.run_dir} to MLflow at {settings.tracking_uri} failed ({_reason(error)})"
-        fail(f"{failed}.", EXIT_BROKEN)
-    print(f"logged {args.run_dir} to {settings.tracking_uri} as run {run_id} of {experiment_name(settings, config)}")
-
-
-if __name__ == "__main__":
-    main()

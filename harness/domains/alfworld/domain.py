@@ -104,7 +104,7 @@ class AlfworldDomain(Domain):
         }
 
 
-def build(env: AlfworldEnvConfig) -> AlfworldDomain:
-    """The domain of a run's env config."""
+def build(env: AlfworldEnvConfig, only: frozenset[str] | None = None) -> AlfworldDomain:
+    """The domain of a run's env config; `only`: the held-out tasks it keeps (None: all it selects)."""
     translations = Path(env.translation_cache).resolve() if env.translation_cache else None
-    return AlfworldDomain(choose_games(env), env.max_steps, env.newline_before_prompt, env.workers(), translations)
+    return AlfworldDomain(choose_games(env, only), env.max_steps, env.newline_before_prompt, env.workers(), translations)

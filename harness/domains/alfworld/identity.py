@@ -182,7 +182,7 @@ def record_identity(record: TrialRecord) -> ReflectionIdentity | None:
 
 
 def line_identity(item: dict[str, object]) -> ReflectionIdentity:
-    """`python -m harness.metrics.identity`'s line {"task": "<ALFWorld task folder>", "text"}."""
+    """`reflexion-identity`'s line {"task": "<ALFWorld task folder>", "text"}."""
     task = item.get("task")
     if not isinstance(task, str):
         raise ValueError("an alfworld line needs 'task': the task folder, e.g. pick_cool_then_place_in_recep-Tomato-None-Microwave-10.")

@@ -7,11 +7,10 @@ from pathlib import Path
 from envs.alfworld import SPLIT_DIR, AlfworldGame, list_games, select_games
 from harness.domains.alfworld.config import AlfworldEnvConfig
 from harness.errors import GameNotFoundError
-from harness.domains.frozen_in import keep_frozen
 
 
-def choose_games(env: AlfworldEnvConfig) -> list[AlfworldGame]:
-    """The games of this run, from the env config's filters."""
+def choose_games(env: AlfworldEnvConfig, only: frozenset[str] | None = None) -> list[AlfworldGame]:
+    """The games of this run, from the env config's filters; `only`: the held-out tasks to keep (None: all)."""
     try:
         games = list_games(Path(env.data_dir) if env.data_dir else None)
     except FileNotFoundError:
@@ -22,7 +21,7 @@ def choose_games(env: AlfworldEnvConfig) -> list[AlfworldGame]:
     chosen = select_games(
         games, names=env.games or None, task_types=env.task_types or None, set_name=env.set, first_n=env.first_n
     )
-    chosen = keep_frozen(chosen, lambda game: game.game_id, env)
+    chosen = [game for game in chosen if only is None or game.game_id in only]
     if not chosen:
         raise GameNotFoundError(
             f"env.games={env.games}, env.task_types={env.task_types}, env.set={env.set} "

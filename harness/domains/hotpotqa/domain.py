@@ -71,6 +71,6 @@ class HotpotQADomain(Domain):
         return {"questions": hashlib.sha256(data_bytes()).hexdigest(), "prompts": prompts_hash("hotpotqa")}
 
 
-def build(env: HotpotQAEnvConfig) -> HotpotQADomain:
-    """The domain of a run's env config."""
-    return HotpotQADomain(select_questions(env))
+def build(env: HotpotQAEnvConfig, only: frozenset[str] | None = None) -> HotpotQADomain:
+    """The domain of a run's env config; `only`: the held-out tasks it keeps (None: all it selects)."""
+    return HotpotQADomain(select_questions(env, only=only))

@@ -207,7 +207,7 @@ def record_identity(record: TrialRecord) -> ReflectionIdentity | None:
 
 
 def line_identity(item: dict[str, object]) -> ReflectionIdentity:
-    """`python -m harness.metrics.identity`'s line {"task": "<question id>", "text", "attempt_answer" (optional)}."""
+    """`reflexion-identity`'s line {"task": "<question id>", "text", "attempt_answer" (optional)}."""
     answer = item.get("attempt_answer")
     if answer is not None and not isinstance(answer, str):
         raise ValueError("'attempt_answer' is the attempt's answer as a string, or absent when not known.")

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.domains.frozen_in import keep_frozen
 from harness.domains.hotpotqa.config import HotpotQAEnvConfig, QuestionLevel, QuestionType
 from harness.errors import GameNotFoundError
 
@@ -84,8 +83,11 @@ def questions_by_id() -> dict[str, Question]:
     return {question.id: question for question in load_questions()}
 
 
-def select_questions(env: HotpotQAEnvConfig, questions: Sequence[Question] | None = None) -> list[Question]:
-    """The questions of a run, in the shipped order: by id, type and level, then the first N.
+def select_questions(
+    env: HotpotQAEnvConfig, questions: Sequence[Question] | None = None, only: frozenset[str] | None = None
+) -> list[Question]:
+    """The questions of a run, in the shipped order: by id, type and level, then the first N, then the held-out
+    tasks `only` (None: all).
 
     An unknown id or filters that leave nothing raise GameNotFoundError with one sentence.
     """
@@ -106,7 +108,7 @@ def select_questions(env: HotpotQAEnvConfig, questions: Sequence[Question] | Non
         and (not env.levels or question.level in env.levels)
     ]
     chosen = chosen[: env.first_n] if env.first_n is not None else chosen
-    chosen = keep_frozen(chosen, lambda question: question.id, env)
+    chosen = [question for question in chosen if only is None or question.id in only]
     if not chosen:
         raise GameNotFoundError(
             f"env.questions={env.questions}, env.types={env.types}, env.levels={env.levels} and "

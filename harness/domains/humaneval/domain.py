@@ -20,7 +20,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from envs.humaneval import HumanEvalProblem, data_bytes, load_problems, select_problems
 from harness.domains.humaneval.actor import TestFilter, first_implementation, improved_implementation, internal_tests
 from harness.records.humaneval import CodeAttempt, InternalTests
-from harness.domains.frozen_in import keep_frozen
 from harness.errors import GameNotFoundError
 from harness.domains.humaneval.config import HumanEvalEnvConfig
 from harness.domains.humaneval.extraction import CodeExtraction
@@ -136,8 +135,8 @@ class HumanEvalDomain(Domain):
         return {"problems": hashlib.sha256(data_bytes()).hexdigest(), "prompts": prompts_hash("humaneval")}
 
 
-def build(env: HumanEvalEnvConfig) -> HumanEvalDomain:
-    """The domain of a run's env config."""
+def build(env: HumanEvalEnvConfig, only: frozenset[str] | None = None) -> HumanEvalDomain:
+    """The domain of a run's env config; `only`: the held-out tasks it keeps (None: all it selects)."""
     protocol = CodeProtocol(
         max_tests=env.max_tests,
         test_filter=env.test_filter,
@@ -147,8 +146,8 @@ def build(env: HumanEvalEnvConfig) -> HumanEvalDomain:
         check_limits=SandboxLimits(timeout_s=env.check_timeout_s),
     )
     problems = select_problems(load_problems(), ids=env.problems or None, first_n=env.first_n)
-    if env.frozen_in is not None:
-        problems = keep_frozen(problems, lambda problem: problem.task_id, env)
+    if only is not None:
+        problems = [problem for problem in problems if problem.task_id in only]
         if not problems:
             raise GameNotFoundError(
                 f"env.problems={env.problems}, env.first_n={env.first_n} and env.frozen_in={env.frozen_in} together "

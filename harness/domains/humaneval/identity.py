@@ -287,7 +287,7 @@ def record_identity(record: TrialRecord) -> ReflectionIdentity | None:
 
 
 def line_identity(item: dict[str, object]) -> ReflectionIdentity:
-    """`python -m harness.metrics.identity`'s line {"task": "HumanEval/<n>", "text", "failed_test" (optional: the
+    """`reflexion-identity`'s line {"task": "HumanEval/<n>", "text", "failed_test" (optional: the
     run's feedback, Reflexion's or the harness's)}."""
     task, failed_test = item.get("task"), item.get("failed_test")
     if failed_test is not None and not isinstance(failed_test, str):

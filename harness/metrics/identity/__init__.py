@@ -1,7 +1,7 @@
 """Task identity counted: how many reflections are on_task, off_task or vacuous, with Wilson intervals.
 
 The labels come from each domain's identity rule (`harness.domains.<name>.identity`); this package counts them, and
-its command (`__main__`) labels reflections from other harnesses' logs.
+its command (`reflexion-identity`, harness/cli/identity.py) labels reflections from other harnesses' logs.
 """
 
 from __future__ import annotations

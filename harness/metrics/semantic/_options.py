@@ -1,4 +1,4 @@
-"""The command-line options `python -m harness.audit` and `python -m harness.report` share for semantic RRR."""
+"""The command-line options `reflexion-audit` and `reflexion-report` share for semantic RRR."""
 
 from __future__ import annotations
 

@@ -6,14 +6,13 @@ Per build: entry (the first applied ADD or EDIT writing a carrier), survival (a 
 with counts and ranks, reach (evaluation tasks whose prompt receives a carrier: ExpeL gives each the whole list),
 amplification (prompts reached per planted reflection; trial-scope Reflexion reaches 1), each carrier's task
 identity against every evaluation task it reaches (ALFWorld's rule through the domain spec), and the operation
-lines the parser dropped. `python -m harness.reflection.insights.trace RUN_DIR` prints the table of a run's
+lines the parser dropped. `reflexion-trace RUN_DIR` prints the table of a run's
 propagation.json.
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -181,16 +180,3 @@ def markdown(traces: Sequence[Trace]) -> str:
 def load_study(run_dir: Path) -> PropagationStudy:
     """A propagation run's study record."""
     return PropagationStudy.model_validate_json((run_dir / RESULT_FILE).read_text(encoding="utf-8"))
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1 or not (Path(argv[0]) / RESULT_FILE).is_file():
-        print(f"error: give one run directory holding {RESULT_FILE} (an experiment=propagation run).", file=sys.stderr)
-        return 2
-    print(markdown(study_traces(load_study(Path(argv[0])))))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

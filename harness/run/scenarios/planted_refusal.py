@@ -49,7 +49,7 @@ class PlantedOutcome(BaseModel):
     proposed: list[Proposal] = Field(description="Notes whose quote was found in a user turn: the pile.")
     dropped: list[Dropped] = Field(description="Notes the quote check refused, with reasons.")
     live: list[Proposal] = Field(description="With the gate: notes in live memory after the policy ran.")
-    store: str = Field(description="The gate store, for `python -m harness.gate review|show`.")
+    store: str = Field(description="The gate store, for `reflexion-gate review|show`.")
 
 
 def load_conversation(path: Path) -> Conversation:
@@ -132,5 +132,5 @@ def describe(outcome: PlantedOutcome) -> str:
     ]
     lines.append(f"  dropped by the quote check: {len(outcome.dropped)} note(s)")
     lines += [f"    - {drop.reason}: {drop.detail}" for drop in outcome.dropped]
-    lines += ["", f"Review the pile: python -m harness.gate review {outcome.store}"]
+    lines += ["", f"Review the pile: reflexion-gate review {outcome.store}"]
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""`python -m harness.audit`: the audit over every shipped source, object mention via the mapping, and `show`."""
+"""`reflexion-audit`: the audit over every shipped source, object mention via the mapping, and `show`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from scipy.stats import spearmanr
 
-from harness.audit.__main__ import main
+from harness.cli.audit import main
 from harness.audit.paper_claims import HUMANEVAL_RUN
 from harness.audit.sources import discover_sources
 from harness.domains.hotpotqa.identity import RULE as HOTPOTQA_RULE
@@ -188,7 +188,7 @@ def test_a_mapping_missing_an_env_with_reflections_is_one_sentence(
 def test_an_out_that_is_a_file_is_refused_before_the_audit_runs(tmp_path: Path) -> None:
     out = tmp_path / "audit.md"
     out.write_text("kept\n")
-    result = run_module("harness.audit", "--out", str(out))
+    result = run_module("harness.cli.audit", "--out", str(out))
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == f"error: --out={out} is a file, not a directory; name a directory.\n"
     assert out.read_text() == "kept\n"
@@ -219,7 +219,7 @@ def test_show_names_an_unknown_task_and_its_close_matches(capsys: pytest.Capture
 
 
 def test_show_an_unknown_source_exits_2_with_one_line() -> None:
-    result = run_module("harness.audit", "show", "alfworld_runs/root/reflexion_run_log", "env_22")
+    result = run_module("harness.cli.audit", "show", "alfworld_runs/root/reflexion_run_log", "env_22")
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr

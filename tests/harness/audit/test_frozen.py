@@ -10,7 +10,7 @@ import pytest
 from envs.alfworld import list_games, read_set, select_games
 from harness.errors import GameNotFoundError
 from harness.audit.frozen import PUBLISHED_SET, published_frozen_games, published_set_text
-from harness.domains.frozen_in import frozen_in_run
+from harness.run.held_out import frozen_in_run
 from harness.metrics.frozen import frozen_ids
 from harness.metrics.core import reflection_repetition_rate
 from harness.records import TrialLog

@@ -66,6 +66,6 @@ def test_the_command_refuses_a_folder_holding_other_files(tmp_path: Path) -> Non
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "summary.md").write_text("mine\n")
-    result = run_module("harness.audit.hotpotqa_runs", str(IMPORTABLE[0]), str(folder))
+    result = run_module("harness.cli.hotpotqa_runs", str(IMPORTABLE[0]), str(folder))
     assert result.returncode == 2 and f"error: {folder} is not empty" in result.stderr, result.stderr
     assert [p.name for p in folder.iterdir()] == ["summary.md"]

@@ -1,4 +1,4 @@
-"""`python -m harness.audit --semantic`: semantic RRR beside RRR per source, and the tasks the two rules disagree on."""
+"""`reflexion-audit --semantic`: semantic RRR beside RRR per source, and the tasks the two rules disagree on."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.audit import run_audit
-from harness.audit.__main__ import main
+from harness.cli.audit import main
 from harness.audit.audit_markdown import audit_markdown
 from harness.audit.sources import get_source, load_source
 from harness.metrics.core import is_frozen, reflection_repetition_rate

@@ -14,7 +14,6 @@ import pytest
 
 from tests.runner import ROOT, run_cli
 
-GATE_CLI = ROOT / "harness" / "gate" / "__main__.py"
 
 
 class Case(NamedTuple):
@@ -178,10 +177,8 @@ def test_bad_input_is_one_sentence_and_writes_nothing(tmp_path: Path, case: Case
     before = files_under(tmp_path)
     run_dir = tmp_path / "run"
     if args[0] == "gate":
-        if not GATE_CLI.exists():
-            pytest.skip("harness/gate/__main__.py does not exist yet")
         result = subprocess.run(
-            [sys.executable, "-m", "harness.gate", *args[1:]], cwd=ROOT, capture_output=True, text=True, timeout=120
+            [sys.executable, "-m", "harness.cli.gate", *args[1:]], cwd=ROOT, capture_output=True, text=True, timeout=120
         )
     else:
         if not any(arg.startswith("llm.cache.path=") for arg in args):

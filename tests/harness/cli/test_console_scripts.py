@@ -15,10 +15,14 @@ from tests.runner import REPLAY_CACHE, ROOT
 
 # script -> the command it stands for
 SCRIPTS = {
-    "reflexion-report": ["-m", "harness.report"],
-    "reflexion-audit": ["-m", "harness.audit"],
-    "reflexion-gate": ["-m", "harness.gate"],
-    "reflexion-identity": ["-m", "harness.metrics.identity"],
+    "reflexion-report": ["-m", "harness.cli.report"],
+    "reflexion-audit": ["-m", "harness.cli.audit"],
+    "reflexion-gate": ["-m", "harness.cli.gate"],
+    "reflexion-identity": ["-m", "harness.cli.identity"],
+    "reflexion-diagnosis": ["-m", "harness.cli.diagnosis_command"],
+    "reflexion-trace": ["-m", "harness.cli.trace"],
+    "reflexion-track": ["-m", "harness.cli.track"],
+    "reflexion-hotpotqa-runs": ["-m", "harness.cli.hotpotqa_runs"],
     "reflexion-sandbox": ["-m", "envs.sandbox"],
 }
 

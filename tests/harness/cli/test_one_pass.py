@@ -27,7 +27,7 @@ GAME = "pick_and_place_simple-Mug-None-Desk-308/trial_T20190908_125200_737896"
 COUNTING = """
 import json, os
 from harness.domains import registry
-from harness.run import config
+from harness.run import validation
 
 def counted(name, function):
     def call(*args, **kwargs):
@@ -36,7 +36,7 @@ def counted(name, function):
         return function(*args, **kwargs)
     return call
 
-config.validate_config = counted("validate_config", config.validate_config)
+validation.validate_config = counted("validate_config", validation.validate_config)
 registry.build_domain = counted("build_domain", registry.build_domain)
 """
 

@@ -203,3 +203,21 @@ def test_the_plugins_audit_loader_makes_a_format_the_harness_cannot_read_readabl
     code = READ_CONSOLE_LOG.replace("sys.argv[1]", repr(str(tmp_path / "without")))
     without = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert without.returncode != 0 and "cannot be imported: console transcript" in without.stderr
+
+
+def test_the_example_plugin_imports_the_harness_through_harness_extensions_alone() -> None:
+    """Every import of the harness in the plugin names `harness.extensions`, and every name it takes is exported."""
+    import ast
+
+    import harness.extensions
+
+    imported: dict[str, set[str]] = {}
+    for path in sorted((PLUGIN / "reflexion_plugin_example").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "harness":
+                imported.setdefault(node.module or "", set()).update(alias.name for alias in node.names)
+            if isinstance(node, ast.Import):
+                assert all(alias.name.split(".")[0] != "harness" for alias in node.names), path
+    assert set(imported) == {"harness.extensions"}
+    assert imported["harness.extensions"] <= set(harness.extensions.__all__)
+    assert all(getattr(harness.extensions, name) is not None for name in harness.extensions.__all__)

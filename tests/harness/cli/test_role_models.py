@@ -1,6 +1,7 @@
-"""A role's model is composed by Hydra (configs/config.yaml's `model@actor_model`), so an option found only in the
-user's own config folder reaches `actor_model=` under every launcher: the composed config carries it whole, and no
-model option is read from a file by the harness (`load_model_config` fails the test if it is asked).
+"""A role's model is composed by Hydra (configs/config.yaml's `model@actor_model`, a strategy file's
+`/model@<condition>.actor_model`), so an option found only in the user's own config folder reaches `actor_model=`
+and `strategy.<condition>.actor_model=` under every launcher: the composed config carries it whole, and the harness
+reads no model option from a file (harness/run has no loader of its own: the YAML file is made unreadable here).
 
 Each run is the small replay (one game, one trial, the committed cache) of a copy of the embedded model under a name
 of the user's: its answers are the committed ones, as the cache key holds the model, not the option's name.
@@ -16,21 +17,12 @@ import pytest
 from harness.cli.overrides import as_written, normalize_override
 from harness.errors import ConfigError
 from harness.records import read_trials
-from harness.run import config
 from tests.in_process import run_in_process
 from tests.runner import REPLAY_CACHE, ROOT
 from tests.small_run import GAME
 
 ONE_TRIAL = ("progress=false", "llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}", "env.set=null")
 SHIPPED = "qwen2.5-coder-1.5b"
-
-
-@pytest.fixture(autouse=True)
-def no_model_file_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(name: str) -> None:
-        raise AssertionError(f"the model option {name} was read from its file, outside Hydra's composition")
-
-    monkeypatch.setattr(config, "load_model_config", refuse)
 
 
 def own_model(tmp_path: Path) -> Path:
@@ -66,8 +58,7 @@ def test_a_role_model_of_the_users_folder_is_played_under_the_basic_launcher(spe
 
 
 def test_a_role_model_of_the_users_folder_is_played_under_joblib(tmp_path: Path) -> None:
-    # One job, which joblib runs in this process: what shows that no worker needs the folders the launching process
-    # was told of is the autouse fixture (no option read from a file: the job's config carries the model).
+    # One job, which joblib runs in this process: the job's config carries the model whole (Hydra composed it).
     sweep_dir = tmp_path / "sweep"
     overrides = (*ONE_TRIAL, f"env.games=[{GAME}]", "experiment.trials=1", "actor_model=my-qwen")
     joblib = ("hydra/launcher=joblib", "hydra.launcher.n_jobs=1", f"hydra.sweep.dir={sweep_dir}")
@@ -117,3 +108,46 @@ def test_a_role_override_hydra_could_not_compose_is_refused_in_one_sentence(argu
     with pytest.raises(ConfigError) as refused:
         normalize_override(argument)
     assert str(refused.value).startswith(needle) and str(refused.value).endswith(".")
+
+
+def test_a_conditions_model_is_composed_by_hydra_from_the_users_folder(tmp_path: Path) -> None:
+    """`strategy.model_swap.actor_model=<option>` replaces the option the strategy file composes; null gives the role
+    back to the run's model; the composed config carries the option whole (no file is read after Hydra)."""
+    run_dir = tmp_path / "run"
+    overrides = (
+        *ONE_TRIAL, f"env.games=[{GAME}]", "experiment.trials=1", "strategy=model_swap",
+        "strategy.model_swap.actor_model=my-qwen", "strategy.model_swap.reflector_model=null",
+    )
+    folder = own_model(tmp_path)
+    result = run_in_process("--config-dir", str(folder), *overrides, f"hydra.run.dir={run_dir}", "--cfg", "job")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "name: my-qwen" in result.stdout and "smollm2-135m" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("argument", "spelled"),
+    [
+        ("strategy.model_swap.actor_model=gpt-4o-mini", "model@strategy.model_swap.actor_model=gpt-4o-mini"),
+        ("strategy.model_swap.reflector_model=null", "~model@strategy.model_swap.reflector_model"),
+        ("strategy.self_diagnosis.actor_model=smollm2-135m", "+model@strategy.self_diagnosis.actor_model=smollm2-135m"),
+        ("strategy.self_diagnosis.actor_model=null", "++strategy.self_diagnosis.actor_model=null"),
+    ],
+)
+def test_a_conditions_role_override_is_spelled_as_hydra_composes_it(argument: str, spelled: str) -> None:
+    """Replaced where the strategy file composes the role's model, added where it composes none."""
+    assert normalize_override(argument) == spelled
+    if "=" in spelled and "model@" in spelled:  # a sweep's report names each job's value as the user wrote it
+        assert as_written(spelled) == argument
+
+
+def test_a_conditions_model_written_as_a_name_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    folder = tmp_path / "my configs"
+    (folder / "strategy").mkdir(parents=True)
+    (folder / "strategy" / "mine.yaml").write_text("mine:\n  source: model_swap\n  actor_model: smollm2-135m\n")
+    result = run_in_process("--config-dir", str(folder), "strategy=mine", f"hydra.run.dir={tmp_path / 'run'}")
+    assert result.returncode == 2
+    assert result.stderr.startswith(
+        "error: strategy.mine.actor_model = 'smollm2-135m' is invalid: it names a model as a value, which Hydra does "
+        "not compose"
+    ), result.stderr
+    assert not (tmp_path / "run").exists()

@@ -127,7 +127,7 @@ SOURCES = ["no_memory", "self_diagnosis", "programmatic", "grounded_template", "
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[TrialRecord], Path, RuleStandIn]:
     root = tmp_path_factory.mktemp("sums")
-    register_domain("sums", lambda env: SumDomain())
+    register_domain("sums", lambda env, only: SumDomain())
     domain = build_domain(type("SumsConfig", (), {"name": "sums"})())
     store = CacheStore(root / "cache.jsonl")
     actor, reflector = RuleStandIn("actor", actor_rule), RuleStandIn("reflector", reflector_rule)

@@ -1,4 +1,4 @@
-"""`python -m harness.gate {review,verify,show} STORE`, run as a user would: in this process, and in a new one at a\nterminal (a pseudo-terminal) or into a pipe that closes early."""
+"""`reflexion-gate {review,verify,show} STORE`, run as a user would: in this process, and in a new one at a\nterminal (a pseudo-terminal) or into a pipe that closes early."""
 
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ def pile(path: Path) -> tuple[GateStore, Proposal, Proposal]:
 
 
 def gate(*args: str | Path) -> Outcome:
-    """`python -m harness.gate <args>` with an empty standard input that is no terminal, in this process."""
-    return run_module("harness.gate", *map(str, args))
+    """`reflexion-gate <args>` with an empty standard input that is no terminal, in this process."""
+    return run_module("harness.cli.gate", *map(str, args))
 
 
 def one_error_line(result: Outcome, code: int, *words: str) -> None:
@@ -122,7 +122,7 @@ def test_interactive_review_at_a_terminal_approves_only_on_typed_yes(tmp_path: P
     master, slave = os.openpty()
     try:
         child = subprocess.Popen(
-            [sys.executable, "-m", "harness.gate", "review", str(store.path), "--reviewer", "alice"],
+            [sys.executable, "-m", "harness.cli.gate", "review", str(store.path), "--reviewer", "alice"],
             cwd=ROOT,
             stdin=slave,
             stdout=subprocess.PIPE,
@@ -215,7 +215,7 @@ def test_show_and_review_print_a_lessons_control_characters_visibly_one_item_per
     master, slave = os.openpty()
     try:
         child = subprocess.Popen(
-            [sys.executable, "-m", "harness.gate", "review", str(store.path), "--reviewer", "alice"],
+            [sys.executable, "-m", "harness.cli.gate", "review", str(store.path), "--reviewer", "alice"],
             cwd=ROOT, stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         os.close(slave)
@@ -232,12 +232,12 @@ def test_show_and_review_print_a_lessons_control_characters_visibly_one_item_per
 
 
 def test_show_into_a_reader_that_stops_early_exits_141_without_a_message(tmp_path: Path) -> None:
-    """'python -m harness.gate show ... | head prints "Broken pipe" and exits 1': the shell's 141, stderr empty."""
+    """'reflexion-gate show ... | head prints "Broken pipe" and exits 1': the shell's 141, stderr empty."""
     store = GateStore.create(tmp_path / "store")
     many = [dict(GOOD, lesson=f"lesson {n} " + "x" * 200) for n in range(400)]
     store.submit(many, TURNS, "conversation", "trial 1")
     child = subprocess.Popen(
-        [sys.executable, "-m", "harness.gate", "show", str(store.path)],
+        [sys.executable, "-m", "harness.cli.gate", "show", str(store.path)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     assert child.stdout is not None and child.stderr is not None

@@ -381,7 +381,7 @@ def test_a_device_or_directory_in_place_of_a_store_file_is_refused_in_one_senten
         target.mkdir()
     else:
         target.symlink_to(replacement)
-    shown = run_module("harness.gate", "show", str(store.path))
+    shown = run_module("harness.cli.gate", "show", str(store.path))
     assert shown.returncode == 2, shown.stderr
     assert shown.stderr == (
         f"error: {target} is not a regular file (a directory, device, pipe or socket is in its place); put the gate "
@@ -390,12 +390,12 @@ def test_a_device_or_directory_in_place_of_a_store_file_is_refused_in_one_senten
 
 
 def test_show_with_a_scope_the_store_does_not_hold_is_refused_naming_its_scopes(tmp_path: Path) -> None:
-    """h5 hostile try: "`python -m harness.gate show STORE --scope <a typo>` exits 0 printing `pending (0)`, so the
+    """h5 hostile try: "`reflexion-gate show STORE --scope <a typo>` exits 0 printing `pending (0)`, so the
     owner reads that nothing awaits review while the pile holds items"."""
     store, _ = store_with(tmp_path / "store", GOOD)
 
     def show(scope: str) -> Outcome:
-        return run_module("harness.gate", "show", str(store.path), "--scope", scope)
+        return run_module("harness.cli.gate", "show", str(store.path), "--scope", scope)
 
     typo = show("conversaton")
     assert typo.returncode == 2 and typo.stdout == ""

@@ -10,7 +10,7 @@ import numpy as np
 
 from harness.metrics.core import most_similar_earlier, reflection_repetition_rate, similarity
 from harness.metrics.curves import threshold_curves
-from harness.domains.frozen_in import frozen_in_run
+from harness.run.held_out import frozen_in_run
 from harness.metrics.semantic import blank_rows_zeroed, semantic_repetition_rate
 from harness.metrics.thresholds import DEFAULT_THRESHOLDS
 from harness.records import TrialLog

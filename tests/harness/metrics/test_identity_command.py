@@ -1,4 +1,4 @@
-"""`python -m harness.metrics.identity FILE.jsonl`: each line printed back, in order, with its label and evidence; what
+"""`reflexion-identity FILE.jsonl`: each line printed back, in order, with its label and evidence; what
 the rest of the harness refuses, refused in one sentence; a closed pipe and the usage handled as a command should."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.domains.hotpotqa.questions import load_questions
-from harness.metrics.identity.__main__ import main
+from harness.cli.identity import main
 from tests.in_process import Outcome, run_module
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -19,8 +19,8 @@ MUG_TO_DESK = "pick_and_place_simple-Mug-None-Desk-308"
 
 
 def _run(*arguments: str, stdin: str = "") -> Outcome:
-    """`python -m harness.metrics.identity <arguments>` in this process (a closed pipe needs a real one: below)."""
-    return run_module("harness.metrics.identity", *arguments, stdin=stdin)
+    """`reflexion-identity <arguments>` in this process (a closed pipe needs a real one: below)."""
+    return run_module("harness.cli.identity", *arguments, stdin=stdin)
 
 
 def test_lines_of_three_domains_come_back_labelled_in_order(tmp_path: Path) -> None:
@@ -95,7 +95,7 @@ def test_a_reader_that_stops_reading_ends_it_quietly(tmp_path: Path) -> None:
     path = tmp_path / "in.jsonl"
     line = json.dumps({"domain": "alfworld", "task": MUG_TO_DESK, "text": "I will take the mug to desk 1. " * 20})
     path.write_text((line + "\n") * 400)  # more than a pipe's buffer, so the writer meets the closed end
-    command = [sys.executable, "-m", "harness.metrics.identity", str(path)]
+    command = [sys.executable, "-m", "harness.cli.identity", str(path)]
     with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
         assert process.stdout is not None and process.stderr is not None
         first = process.stdout.readline()  # `| head -1`
@@ -103,14 +103,14 @@ def test_a_reader_that_stops_reading_ends_it_quietly(tmp_path: Path) -> None:
         error = process.stderr.read()
         code = process.wait()
     assert json.loads(first)["label"] == "on_task"
-    assert error == "" and code == 141  # 128 + SIGPIPE, as `python -m harness.gate show | head` exits
+    assert error == "" and code == 141  # 128 + SIGPIPE, as `reflexion-gate show | head` exits
 
 
 def test_the_usage_prints_as_its_lines() -> None:
     result = _run()
     lines = result.stderr.splitlines()
     assert result.returncode == 2 and result.stdout == ""
-    assert lines[0].startswith("`python -m harness.metrics.identity FILE.jsonl`") and len(lines) > 5
+    assert lines[0].startswith("`reflexion-identity FILE.jsonl`") and len(lines) > 5
     assert any(line.strip().startswith('{"domain": "humaneval"') for line in lines)
     assert lines[-1] == "error: give one JSON-lines file (or -), got 0 arguments."
     helped = _run("--help")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.metrics.core import most_similar_earlier, reflection_repetition_rate, rrr_of_matches
-from harness.domains.frozen_in import frozen_in_run
+from harness.run.held_out import frozen_in_run
 from harness.metrics.run import METRICS_FILE, RunMetrics, run_metrics, write_metrics
 from harness.metrics.thresholds import Thresholds
 from harness.records import RunPlan, TrialLog

@@ -132,6 +132,6 @@ def test_an_edited_decision_chain_is_refused_before_any_condition_plays_a_trial(
     assert result.stderr.strip().splitlines()[-1] == (
         f"error: the decision chain of {run / 'gate' / 'gated'} is broken at line 1 (its hash does not match its "
         "content (the line was edited)), so its live memory cannot be trusted; restore the store from a backup, or "
-        "use a new hydra.run.dir (python -m harness.gate verify names the line)."
+        "use a new hydra.run.dir (reflexion-gate verify names the line)."
     )
     assert trials.read_bytes() == kept

@@ -75,7 +75,7 @@ def test_the_run_leaves_a_verified_store_whose_live_memory_is_the_approved_items
         assert lessons_by_trial(store.live_memory(scope=task)) == approved
     dropped = sum(len(r.reflection_details.dropped) for r in records if isinstance(r.reflection_details, GateOutcome))
     assert len(store.dropped()) == dropped
-    shown = run_module("harness.gate", "verify", str(replays[0] / "gate" / "gated"))
+    shown = run_module("harness.cli.gate", "verify", str(replays[0] / "gate" / "gated"))
     assert shown.returncode == 0 and shown.stdout.startswith("chain ok:")
 
 

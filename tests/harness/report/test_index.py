@@ -1,4 +1,4 @@
-"""index.html (`python -m harness.report FOLDER --index`): a row for every run, sweep and audit under the folder,
+"""index.html (`reflexion-report FOLDER --index`): a row for every run, sweep and audit under the folder,
 its figures from the files, every value text, links only to pages that exist, and bad input in one sentence."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from harness.errors import visible
 from harness.metrics.run import METRICS_FILE, RunMetrics
 from harness.report._index_run import run_row
-from harness.report.__main__ import main
+from harness.cli.report import main
 from harness.report.html import INDEX_FILE
 from harness.report.index import index_rows, write_index_page
 from tests.harness.report.commonmark import html_urls

@@ -30,7 +30,7 @@ def test_an_unknown_or_unnamed_domain_has_no_note_and_a_registered_one_has_its_o
 ) -> None:
     request.addfinalizer(lambda: registry.DOMAINS.unregister("noted_for_test"))  # the registration ends with the test
     assert mention_note(None) is None and mention_note("no_such_domain") is None
-    register_domain("noted_for_test", lambda env: None, note="Noted: the rule.")  # type: ignore[arg-type,return-value]
+    register_domain("noted_for_test", lambda env, only: None, note="Noted: the rule.")  # type: ignore[arg-type,return-value]
     assert mention_note("noted_for_test") == "Noted: the rule."
 
 

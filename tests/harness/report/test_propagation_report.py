@@ -1,6 +1,6 @@
 """`python run.py experiment=propagation` end to end, in-process, against a scripted OpenAI-compatible critic over
 HTTP: propagation.json, the trace's table, and the "Propagation" section of report.md and report.html, where the
-critic's rule (holding HTML and a markdown link) stays text. Then `python -m harness.report` on the same run
+critic's rule (holding HTML and a markdown link) stays text. Then `reflexion-report` on the same run
 directory, and its refusals."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from harness.records.propagation import PropagationStudy
 from harness.reflection.insights.trace import RESULT_FILE, study_traces, table
 from harness.report import REPORT_FILE
-from harness.report.__main__ import main as report_main
+from harness.cli.report import main as report_main
 from harness.report._propagation_plot import CARRIERS_BY_STEP
 from harness.report.html import HTML_FILE
 from tests.harness.report.commonmark import html_tags, html_urls, link_targets, tables

@@ -15,7 +15,7 @@ from harness.records import MANIFEST_FILE, Manifest, RunPlan, TrialLog, TrialRec
 from harness.metrics.intervals import wilson_interval
 from harness.metrics.task_shares import task_share
 from harness.report import REPORT_FILE, load_runs, write_report
-from harness.report.__main__ import main
+from harness.cli.report import main
 from harness.report._plots import PLOT_FILES
 from harness.report._runs import ReportInputError
 from harness.metrics.run import METRICS_FILE, run_metrics, write_metrics
@@ -291,7 +291,7 @@ def test_the_command_refuses_bad_input_in_one_sentence(
 def test_a_file_given_as_a_run_directory_is_named_as_a_file(
     run_a: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """h5 hostile try: "`python -m harness.report RUN/trials.jsonl` says `RUN/trials.jsonl/manifest.json is not a
+    """h5 hostile try: "`reflexion-report RUN/trials.jsonl` says `RUN/trials.jsonl/manifest.json is not a
     readable manifest (Not a directory); restore it, or move it away`", a path that cannot exist and advice to move
     the manifest away."""
     records = run_a / "trials.jsonl"

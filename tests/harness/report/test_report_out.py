@@ -1,4 +1,4 @@
-"""`python -m harness.report`'s --out and its printed lines: another run's directory is never written over, and a
+"""`reflexion-report`'s --out and its printed lines: another run's directory is never written over, and a
 path is printed as text."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from harness.records import MANIFEST_FILE, TRIALS_FILE, Manifest, TrialLog, write_manifest
 from harness.report import REPORT_FILE
-from harness.report.__main__ import main
+from harness.cli.report import main
 from tests.harness.control_characters import HOSTILE, acting
 from tests.harness.factories import make_record
 from tests.harness.cli.test_bad_input import assert_one_sentence
@@ -56,7 +56,7 @@ def _run(run_dir: Path, *, manifest: bool = True, records: bool = True) -> Path:
 def test_an_out_holding_another_run_is_refused_and_left_as_it_was(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], manifest: bool, records: bool, held: str
 ) -> None:
-    """h13: `python -m harness.report runs/five --out runs/base` replaced base's report.md, PNGs and effects.json
+    """h13: `reflexion-report runs/five --out runs/base` replaced base's report.md, PNGs and effects.json
     with five's without a word, even while base's run was still recording."""
     base = _run(tmp_path / "base", manifest=manifest, records=records)
     if records:
@@ -112,7 +112,7 @@ def test_a_symlink_loop_as_a_reports_input_or_out_is_one_sentence_not_a_tracebac
         (str(loop), "--index"): f"{loop} is a loop of symbolic links",
     }
     for argv, needle in cases.items():
-        result = run_module("harness.report", *argv)
+        result = run_module("harness.cli.report", *argv)
         assert result.returncode == 2, result.stderr
         assert_one_sentence(result.stderr, [needle])
 

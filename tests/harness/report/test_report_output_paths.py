@@ -1,4 +1,4 @@
-"""`python -m harness.report` replaces what lies at an output's path: a symlink a user left in the run directory is
+"""`reflexion-report` replaces what lies at an output's path: a symlink a user left in the run directory is
 never followed (the file it points to is unchanged, nothing is created where a dangling one points), and a FIFO is
 never opened (the report finishes instead of waiting for a reader)."""
 
@@ -46,7 +46,7 @@ def run_dir(tmp_path: Path) -> Path:
 
 
 def report(run: Path) -> None:
-    result = run_module("harness.report", str(run), "--format", "md,html,csv,latex")
+    result = run_module("harness.cli.report", str(run), "--format", "md,html,csv,latex")
     assert result.returncode == 0, result.stderr
 
 

@@ -17,7 +17,7 @@ from harness.records.calls import ModelCall
 from harness.report import load_runs, write_report
 from harness.report.html import HTML_FILE
 from harness.report.summary import summarize, summary_markdown
-from harness.run.config import validate_config
+from harness.run.validation import validate_config
 from harness.run.config_dirs import CONFIG_DIR
 from tests.harness.factories import make_record
 from tests.harness.report.test_report import manifest_of

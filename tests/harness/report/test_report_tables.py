@@ -1,4 +1,4 @@
-"""`python -m harness.report RUN --format csv,latex` on real replays: every figure of the tables is metrics.json's
+"""`reflexion-report RUN --format csv,latex` on real replays: every figure of the tables is metrics.json's
 or effects.json's; runs read into DataFrames (harness.report.frames); an older metrics.json still reads the same."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.slow
 
 
 def report(*args: str | Path) -> Outcome:
-    return run_module("harness.report", *map(str, args))
+    return run_module("harness.cli.report", *map(str, args))
 
 
 @pytest.fixture(scope="module")

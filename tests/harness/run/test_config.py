@@ -10,14 +10,18 @@ from hydra import compose, initialize_config_dir
 
 from harness.cli.overrides import ROLE_MODEL_KEYS, normalize_override
 from harness.run.config_dirs import CONFIG_DIR
-from harness.run.config import RunConfig, validate_config
+from harness.run.config import RunConfig
+from harness.run.validation import validate_config
 from harness.errors import ConfigError
 
 
 def composed(*overrides: str) -> RunConfig:
     """The config `python run.py <overrides>` runs, validated here (not refused before Hydra composes): a role's
-    model spelled as the command line hands it to Hydra (`actor_model=x` -> `model@actor_model=x`)."""
-    spelled = [normalize_override(o) if o.split("=")[0] in ROLE_MODEL_KEYS else o for o in overrides]
+    model spelled as the command line hands it to Hydra (`actor_model=x` -> `model@actor_model=x`, and a condition's,
+    `strategy.<name>.actor_model=x` -> `model@strategy.<name>.actor_model=x`)."""
+    spelled = [
+        normalize_override(o) if o.split("=")[0].split(".")[-1] in ROLE_MODEL_KEYS else o for o in overrides
+    ]
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         return validate_config(compose(config_name="config", overrides=spelled))
 
@@ -143,7 +147,8 @@ def test_a_sixth_condition_is_a_yaml_file(tmp_path: Path) -> None:
     configs = tmp_path / "configs"
     shutil.copytree(CONFIG_DIR, configs)
     (configs / "strategy" / "gpt_reflector.yaml").write_text(
-        "gpt_reflector:\n  source: self_diagnosis\n  reflector_model: gpt-4o-mini\n"
+        "defaults:\n  - /model@gpt_reflector.reflector_model: gpt-4o-mini\n  - _self_\n"
+        "gpt_reflector:\n  source: self_diagnosis\n"
     )
     six = "strategy=[self_diagnosis,no_memory,grounded_template,programmatic,model_swap,gpt_reflector]"
     with initialize_config_dir(config_dir=str(configs), version_base="1.3"):

@@ -14,7 +14,8 @@ from pydantic import BaseModel, ValidationError
 from harness.errors import ConfigError
 from harness.cli.overrides import normalize_override
 from harness.run.config_dirs import CONFIG_DIR
-from harness.run.config import ConditionConfig, validate_config
+from harness.run.config import ConditionConfig
+from harness.run.validation import validate_config
 from harness.cli.config_keys import TOP_LEVEL, models_of, check_setting
 from harness.reflection import available_sources, get_source
 from tests.doc_pages import text

@@ -171,7 +171,7 @@ def test_a_device_or_pipe_in_place_of_a_run_file_is_refused_not_read_forever(
     error = one_error_line(result.stderr)
     assert f"{copy / name}" in error and "regular file" in error, error
     assert {p.name: p.read_bytes() for p in copy.iterdir() if p.name in kept} == kept
-    report = run_module("harness.report", str(copy), "--out", str(copy.parent / "out"))
+    report = run_module("harness.cli.report", str(copy), "--out", str(copy.parent / "out"))
     assert report.returncode == 2 and "regular file" in report.stderr, report.stderr
 
 

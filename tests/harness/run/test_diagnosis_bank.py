@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from omegaconf import OmegaConf
 
 from harness.llm import (
     CacheConfig,
@@ -24,7 +25,7 @@ from harness.llm import (
 from harness.records.diagnosis_bank import REFLECTIONS_FILE, TRUTH_FILE, truth_log
 from harness.records.diagnosis_log import read_diagnosis
 from harness.reflection import get_source
-from harness.run.config import load_model_config
+from harness.run.config_dirs import option_files
 from harness.run.diagnosis_bank_config import DiagnosisBankConfig
 from harness.run.scenarios.diagnosis_bank import (
     BankDomains,
@@ -41,7 +42,7 @@ from tests.diagnosis_walks import (
     write_walk_run,
 )
 
-QWEN = ModelConfig.model_validate(load_model_config("qwen2.5-coder-1.5b"))
+QWEN = ModelConfig.model_validate(OmegaConf.to_container(OmegaConf.load(option_files("model")["qwen2.5-coder-1.5b"])))
 SOURCES = ["self_diagnosis", "programmatic", "grounded_template", "third_party"]
 
 

@@ -84,7 +84,7 @@ def test_metrics_diagnosis_on_a_domain_without_rules_is_refused(records: list) -
 
     from harness.domains.registry import register_domain
 
-    register_domain("sums_without_rules", lambda env: Unruled())
+    register_domain("sums_without_rules", lambda env, only=None: Unruled())
     with pytest.raises(ConfigError, match="sums_without_rules.*has no diagnosis rules"):
         check_diagnosis(True, Unruled())
     check_diagnosis(False, Unruled())

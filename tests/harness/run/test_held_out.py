@@ -6,10 +6,11 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from harness.domains.frozen_in import frozen_tasks, read_selection
+from harness.run.held_out import frozen_tasks, read_selection
 from harness.domains.hotpotqa.config import HotpotQAEnvConfig
 from harness.domains.hotpotqa.questions import load_questions, select_questions
 from harness.domains.humaneval.config import HumanEvalEnvConfig
@@ -94,13 +95,20 @@ def test_the_manifest_names_the_selection_run_and_a_shared_control_is_warned_abo
     assert read_manifest(selection_dir) is not None
 
 
+def kept(env: Any) -> frozenset[str]:
+    """The held-out tasks a run on `env` hands its domain's builder (harness/run/held_out.py's held_out_tasks)."""
+    return frozenset(frozen_tasks(
+        env.frozen_in, env.frozen_condition, env.name, env.frozen_similarity_threshold, env.frozen_rrr_threshold
+    ))
+
+
 def test_frozen_in_selects_the_frozen_tasks_of_a_run_of_the_same_domain(tmp_path: Path) -> None:
     plans = ["Sort the list first.", "Handle the empty input before looping.", "Return a tuple, not a list."]
     records = frozen_chain("HumanEval/2") + [make_record(t, plans[t], task="HumanEval/3") for t in range(3)]
     selection = run_dir(tmp_path, "code", records, env="humaneval")
     assert frozen_tasks(str(selection), "self_diagnosis", "humaneval") == {"HumanEval/2"}
-    domain = build_humaneval(HumanEvalEnvConfig(name="humaneval", first_n=5, frozen_in=str(selection)))
-    assert domain.task_ids() == ["HumanEval/2"]
+    env = HumanEvalEnvConfig(name="humaneval", first_n=5, frozen_in=str(selection))
+    assert build_humaneval(env, kept(env)).task_ids() == ["HumanEval/2"]
 
 
 def test_frozen_in_selects_at_the_env_thresholds_not_the_metrics_settings(tmp_path: Path) -> None:
@@ -109,10 +117,10 @@ def test_frozen_in_selects_at_the_env_thresholds_not_the_metrics_settings(tmp_pa
     records = [make_record(t, plans[t], task="HumanEval/4") for t in range(3)]
     selection = run_dir(tmp_path, "code", records, env="humaneval")
     config = HumanEvalEnvConfig(name="humaneval", first_n=5, frozen_in=str(selection))
-    assert build_humaneval(config).task_ids() == ["HumanEval/4"]
+    assert build_humaneval(config, kept(config)).task_ids() == ["HumanEval/4"]
     stricter = config.model_copy(update={"frozen_rrr_threshold": 0.6})
     with pytest.raises(GameNotFoundError, match="select no"):
-        build_humaneval(stricter)
+        build_humaneval(stricter, kept(stricter))
     assert frozen_tasks(str(selection), "self_diagnosis", "humaneval", 0.85, 0.6) == set()
 
 
@@ -120,10 +128,11 @@ def test_frozen_in_on_hotpotqa(tmp_path: Path) -> None:
     first, second = (q.id for q in load_questions()[:2])
     records = frozen_chain(second) + [make_record(0, "one plan", task=first)]
     selection = run_dir(tmp_path, "qa", records, env="hotpotqa")
-    chosen = select_questions(HotpotQAEnvConfig(name="hotpotqa", first_n=2, frozen_in=str(selection)))
-    assert [q.id for q in chosen] == [second]
+    env = HotpotQAEnvConfig(name="hotpotqa", first_n=2, frozen_in=str(selection))
+    assert [q.id for q in select_questions(env, only=kept(env))] == [second]
     with pytest.raises(GameNotFoundError, match="together select no question"):
-        select_questions(HotpotQAEnvConfig(name="hotpotqa", questions=[first], frozen_in=str(selection)))
+        alone = HotpotQAEnvConfig(name="hotpotqa", questions=[first], frozen_in=str(selection))
+        select_questions(alone, only=kept(alone))
 
 
 @pytest.mark.parametrize("domain", ["humaneval", "hotpotqa", "alfworld"])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.metrics.effects import EFFECTS_FILE, Effects
-from harness.domains.frozen_in import frozen_in_run
+from harness.run.held_out import frozen_in_run
 from harness.records import read_manifest, read_trials
 from tests.runner import ROOT, run_cli
 

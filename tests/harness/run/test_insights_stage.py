@@ -18,7 +18,8 @@ from harness.records.insights_log import EVALUATION_FILE
 from harness.records.trial import read_trials
 from harness.reflection import get_source
 from harness.reflection.insights import replay, rules_message
-from harness.run.config import RunConfig, validate_config
+from harness.run.config import RunConfig
+from harness.run.validation import validate_config
 from harness.run.config_dirs import CONFIG_DIR
 from harness.run.insights_stage import InsightsStage
 from harness.run.interrupt import StopRequest

@@ -150,7 +150,7 @@ def conditions_section(summary: str) -> str:
 
 def assert_outputs_complete(run_dir: Path) -> None:
     """What a manifest saying "finished" promises: metrics and summary written in full (the report, which
-    shows that status, comes after it and can be redone by `python -m harness.report`)."""
+    shows that status, comes after it and can be redone by `reflexion-report`)."""
     RunMetrics.model_validate_json((run_dir / METRICS_FILE).read_text())
     summary = (run_dir / "summary.md").read_text()
     assert summary.startswith("# Run summary") and "## Reflection repetition per task" in summary

@@ -6,7 +6,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from harness.errors import ConfigError
-from harness.run.config import RunConfig, validate_config
+from harness.run.config import RunConfig
+from harness.run.validation import validate_config
 from harness.run.config_dirs import CONFIG_DIR
 
 

@@ -54,7 +54,7 @@ def test_without_the_gate_the_reflection_reaches_memory_and_with_it_nothing_is_l
 
 def test_the_owner_reviews_the_pile_from_the_command_line(tmp_path: Path) -> None:
     _, run = run_scenario(tmp_path)
-    shown = run_module("harness.gate", "show", str(run / "gate"))
+    shown = run_module("harness.cli.gate", "show", str(run / "gate"))
     assert shown.returncode == 0, shown.stderr
     outcome = PlantedOutcome.model_validate_json((run / RESULT_FILE).read_text())
     assert all(item.id in shown.stdout for item in outcome.proposed)

@@ -57,4 +57,4 @@ def test_the_committed_table_is_what_the_run_and_the_trace_command_print(replaye
     run_dir, stdout = replayed
     committed = (FIXTURE / "table.md").read_text()
     assert stdout == committed
-    assert run_module("harness.reflection.insights.trace", str(run_dir)).stdout == committed
+    assert run_module("harness.cli.trace", str(run_dir)).stdout == committed

@@ -10,13 +10,14 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
-from harness.cli.compose import prepare_run
+from harness.run.preparation import prepare_run
 from harness.errors import RecordCorruptError, RecordsWithoutManifestError, ResumeMismatchError, RunDirBusyError
 from harness.records import TRIALS_FILE, Manifest, TrialLog, write_manifest
 from harness.run import resume
 from harness.run.config_dirs import CONFIG_DIR
-from harness.run.config import RunConfig, validate_config
-from harness.cli.experiment import Experiment
+from harness.run.config import RunConfig
+from harness.run.validation import validate_config
+from harness.run.experiment import Experiment
 from harness.run.lock import RunLock
 from harness.run.resume import ADOPT_OVERRIDE, adopt_unmanifested, check_resumable, resume_config
 from tests.harness.factories import make_record

@@ -171,7 +171,7 @@ def test_a_directory_where_nothing_can_be_created_is_refused_even_when_os_access
         check_output_dir("/proc/harness-x", "hydra.run.dir")
     sentence = refused("hydra.run.dir=/proc/harness-x")
     assert_one_sentence(sentence, ["/proc/harness-x cannot be written"])
-    out = run_module("harness.report", str(ROOT / "tests" / "fixtures"), "--out", "/proc/harness-x")
+    out = run_module("harness.cli.report", str(ROOT / "tests" / "fixtures"), "--out", "/proc/harness-x")
     assert out.returncode == 2 and "--out=/proc/harness-x cannot be written" in out.stderr, out.stderr
 
 

@@ -65,7 +65,7 @@ def test_a_signal_the_caller_ignores_stays_ignored(kept_handlers: None) -> None:
 
 SWALLOWING_RUN = """
 import runpy, signal, sys
-from harness.cli import experiment
+from harness.run import experiment
 
 built = experiment.Experiment.__init__
 

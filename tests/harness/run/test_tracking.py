@@ -189,7 +189,7 @@ def test_a_store_that_fails_at_the_end_is_a_warning(
         assert track_run(settings, manifest.config, run_dir, metrics) is None
     [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert "the run is complete in" in warning and str(in_a_file) in warning
-    assert f"python -m harness.run.tracking {run_dir}" in warning
+    assert f"reflexion-track {run_dir}" in warning
     assert sorted(p.name for p in run_dir.iterdir()) == before
 
 

@@ -11,7 +11,8 @@ from hydra import compose, initialize_config_dir
 from harness.errors import ConfigError
 from harness.cli.overrides import normalize_override
 from harness.run.config_dirs import CONFIG_DIR
-from harness.run.config import RunConfig, validate_config
+from harness.run.config import RunConfig
+from harness.run.validation import validate_config
 from harness.records.config_diff import shaping_changes
 from harness.cli.config_keys import check_setting
 from harness.run.preflight import check_tracking

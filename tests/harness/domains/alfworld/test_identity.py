@@ -10,7 +10,7 @@ import pytest
 from harness.audit.sources import DEFAULT_ROOT
 from harness.domains.alfworld.identity import reflection_identity
 from harness.metrics.agreement import agreement
-from harness.metrics.identity.__main__ import label_line
+from harness.cli.identity import label_line
 from harness.records.identity import IDENTITY_LABELS
 
 LABELS = Path(__file__).resolve().parents[3] / "fixtures" / "identity" / "alfworld_labels.jsonl"
@@ -128,7 +128,7 @@ MUG_TO_DESK = "pick_and_place_simple-Mug-None-Desk-308"
 )
 def test_hostile_spellings_and_scopes(text: str, label: str, deciding: str | None) -> None:
     line = json.dumps({"domain": "alfworld", "task": MUG_TO_DESK, "text": text})
-    out = label_line(line, 1, "test")  # one line of `python -m harness.metrics.identity`
+    out = label_line(line, 1, "test")  # one line of `reflexion-identity`
     assert out["label"] == label
     words = [e["text"] for e in out["evidence"] if e["counts"]]
     assert deciding is None or deciding in words

@@ -86,7 +86,7 @@ def test_a_live_run_and_a_published_log_are_reported_side_by_side(tmp_path: Path
     write_published_run(PUBLISHED_LOG, tmp_path / "published")
     solved = len({r.task_id for r in read_trials(tmp_path / "published") if r.success})
     result = run_module(
-        "harness.report", str(tmp_path / "live"), str(tmp_path / "published"), "--out", str(tmp_path / "report")
+        "harness.cli.report", str(tmp_path / "live"), str(tmp_path / "published"), "--out", str(tmp_path / "report")
     )
     assert result.returncode == 0, result.stderr
     table = (tmp_path / "report" / "report.md").read_text().split("## Conditions", 1)[1].split("\n## ", 1)[0]

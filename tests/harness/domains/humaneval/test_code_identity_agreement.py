@@ -26,7 +26,7 @@ def labelled(split: str | None = None) -> list[dict[str, object]]:
 
 
 def rule_label(item: dict[str, object]) -> str:
-    """As `python -m harness.metrics.identity` reads the item: the feedback only where it is known."""
+    """As `reflexion-identity` reads the item: the feedback only where it is known."""
     line = {"task": item["task"], "text": item["text"]}
     if item.get("failed_test"):
         line["failed_test"] = item["failed_test"]

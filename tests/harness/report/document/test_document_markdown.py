@@ -123,7 +123,7 @@ def test_the_document_keeps_the_reports_layout() -> None:
     document = Document(
         "Report: run",
         [
-            Paragraph("Written by ", Code("python -m harness.report"), "."),
+            Paragraph("Written by ", Code("reflexion-report"), "."),
             Section(
                 "Runs",
                 [
@@ -136,7 +136,7 @@ def test_the_document_keeps_the_reports_layout() -> None:
         ],
     )
     assert render_markdown(document) == (
-        "# Report: run\n\nWritten by `python -m harness.report`.\n\n## Runs\n\n| run | directory |\n|---|---|\n"
+        "# Report: run\n\nWritten by `reflexion-report`.\n\n## Runs\n\n| run | directory |\n|---|---|\n"
         "| run_a | [../run_a](../run_a) |\n\n### Frozen of `logs/x`\n\n- one\n- two\n\n![a plot](plot.png)\n\n"
         "**no** for RRR >= 0.5 (n = 3), 50% of x_y\n"
     )

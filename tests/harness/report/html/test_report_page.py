@@ -16,7 +16,7 @@ from harness.records import RunPlan, TrialRecord
 from harness.records.details import ExtractedSignals, GateOutcome, TemplateParts
 from harness.records.gate import Dropped, Proposal, Turn
 from harness.report import write_report
-from harness.report.__main__ import main
+from harness.cli.report import main
 from harness.report.document import Document
 from harness.report.html import HTML_FILE, Page, render_page, run_page
 from harness.report.html._text import highlighted, similarity_text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.llm import LLMRequest, LLMResponse, ModelConfig, Usage
+from harness.extensions import LLMRequest, LLMResponse, ModelConfig, Usage
 
 
 class EchoBackend:

@@ -7,11 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.domains.base import ReflectionHooks, ReflectionInput
-from harness.llm import LLMRequest
-from harness.llm.metering import MeteredLLM
-from harness.reflection import Reflection, ReflectionSource, register_source
-from harness.report.html import DetailBlock, DetailItem
+from harness.extensions import (
+    DetailBlock, DetailItem, LLMRequest, MeteredLLM, Reflection, ReflectionHooks, ReflectionInput, ReflectionSource,
+    register_source,
+)
 
 
 class CriticNotes(BaseModel):

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from harness.domains.base import Attempt, Domain, ReflectionHooks, ReflectionInput, TemplateCandidates
-from harness.llm import LLMRequest
-from harness.llm.metering import MeteredLLM
-from harness.metrics.core import MentionCounts, object_mention
-from harness.records import TrialRecord
-from harness.records.details import ListedSignals
-from harness.records.gate import Turn
-from harness.records.step import Step
+from harness.extensions import (
+    Attempt, Domain, ListedSignals, LLMRequest, MentionCounts, MeteredLLM, object_mention, ReflectionHooks,
+    ReflectionInput, Step, TemplateCandidates, TrialRecord, Turn,
+)
 from reflexion_plugin_example.sums import SumAttempt, SumsEnvConfig
 
 SUMS = {"sum/1": (2, 3), "sum/2": (4, 4)}
@@ -48,8 +44,8 @@ class SumsDomain(Domain):
     max_steps = 1
     reflection = SumReflection()
 
-    def __init__(self, env: SumsEnvConfig) -> None:
-        self.tasks = list(SUMS)[: env.first_n]
+    def __init__(self, env: SumsEnvConfig, only: frozenset[str] | None = None) -> None:
+        self.tasks = [task for task in list(SUMS)[: env.first_n] if only is None or task in only]
 
     def task_ids(self) -> list[str]:
         return self.tasks
@@ -94,5 +90,5 @@ def mentions(records: Sequence[TrialRecord]) -> MentionCounts:
     return object_mention(reflections, target(records[0].task_id))
 
 
-def build(env: SumsEnvConfig) -> SumsDomain:
-    return SumsDomain(env)
+def build(env: SumsEnvConfig, only: frozenset[str] | None = None) -> SumsDomain:
+    return SumsDomain(env, only)

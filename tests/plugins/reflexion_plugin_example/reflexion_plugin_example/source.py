@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from harness.domains.base import ReflectionHooks, ReflectionInput
-from harness.llm.metering import MeteredLLM
-from harness.reflection import Reflection, ReflectionSource, register_source
+from harness.extensions import (
+    MeteredLLM, Reflection, ReflectionHooks, ReflectionInput, ReflectionSource, register_source,
+)
 
 LESSON = "Echo lesson: the answer {answer!r} was wrong."
 

@@ -6,8 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.domains.spec import DomainSpec
-from harness.records.registry import Lazy
+from harness.extensions import DomainSpec, Lazy
 
 
 class SumsEnvConfig(BaseModel):

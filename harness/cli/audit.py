@@ -1,5 +1,5 @@
-"""`python -m harness.audit [run] [--out DIR] [--env-to-game FILE] [--logs DIR] [--html] [--semantic ...]` and
-`python -m harness.audit show SOURCE TASK`.
+"""`reflexion-audit [run] [--out DIR] [--env-to-game FILE] [--logs DIR] [--html] [--semantic ...]` and
+`reflexion-audit show SOURCE TASK`.
 
 Without a subcommand the audit runs, so the short form writes audit.json and audit.md.
 """
@@ -26,7 +26,7 @@ COMMANDS = ("run", "show")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m harness.audit", description="Audit the published Reflexion logs.")
+    parser = argparse.ArgumentParser(prog="reflexion-audit", description="Audit the published Reflexion logs.")
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="write audit.json and audit.md (the default)")
     run.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: results/audit)")

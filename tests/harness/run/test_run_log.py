@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from harness.cli.run_log import LOG_FORMAT, VisibleFormatter
+from harness.run.run_log import LOG_FORMAT, VisibleFormatter
 from tests.harness.control_characters import HOSTILE, acting
 
 

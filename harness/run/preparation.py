@@ -16,11 +16,11 @@ from typing import Any, Protocol, runtime_checkable
 from omegaconf import DictConfig
 
 from harness.domains.base import Domain
-from harness.domains.frozen_in import SelectionReading, lent_selection, read_selection
 from harness.domains.registry import build_domain
-from harness.run.config import RunConfig, validate_config
+from harness.run.config import RunConfig
 from harness.run.diagnosis_stage import check_diagnosis
-from harness.run.held_out import frozen_in
+from harness.run.validation import validate_config
+from harness.run.held_out import SelectionReading, held_out_tasks
 from harness.run.insights_stage import check_insights
 from harness.run.preflight import check_models, check_tracking
 
@@ -47,10 +47,8 @@ def finish_preparing(config: RunConfig) -> PreparedRun:
     """What a validated config still needs before the run: its domain built, its models and tracking checked."""
     if config.scenario is not None:
         return PreparedRun(config, None)
-    selected_in = frozen_in(config)
-    selection = None if selected_in is None else read_selection(selected_in)
-    with lent_selection(selection):
-        domain = build_domain(config.env)
+    selection, only = held_out_tasks(config)
+    domain = build_domain(config.env, only)
     try:
         check_insights(config, domain)
         check_diagnosis(config.metrics.diagnosis, domain)

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 
 from harness.run.config import Condition, RunConfig
 from harness.run.diagnosis_stage import diagnose_run, run_rules
-from harness.run.held_out import compare_with_selection, frozen_in, kept_selection, warn_greedy_roles
+from harness.run.held_out import (
+    SelectionReading, compare_with_selection, frozen_in, kept_selection, warn_greedy_roles,
+)
 from harness.domains.base import Domain
-from harness.domains.frozen_in import SelectionReading
 from harness.domains.registry import identity_rule, mention_rules
 from harness.reflection.gated_memory import GatedMemory
 from harness.llm import CacheStore
@@ -71,7 +72,7 @@ def condition_run(
 
 
 class Experiment:
-    """A planned run of a validated config, its domain and its selection run (harness/cli/compose.py prepares them
+    """A planned run of a validated config, its domain and its selection run (harness/run/preparation.py prepares them
     as a `PreparedRun`): models set up, earlier records read. What can still fail on bad input (the run directory's
     records) fails here, before anything is written; the domain is the experiment's to close from here on.
     """

@@ -1,4 +1,4 @@
-"""`python -m harness.metrics.identity FILE.jsonl`: label reflections from any harness's logs.
+"""`reflexion-identity FILE.jsonl`: label reflections from any harness's logs.
 
 Reads JSON lines, one reflection each, and prints each line back, in the same order, with `label` (on_task,
 off_task, vacuous) and `evidence` (the words that decided it) added, one JSON line each. `-` reads standard input.

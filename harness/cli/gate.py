@@ -1,4 +1,4 @@
-"""`python -m harness.gate {review,verify,show} STORE`: the owner's side of the memory gate.
+"""`reflexion-gate {review,verify,show} STORE`: the owner's side of the memory gate.
 
 A reflection's memory items reach the store's pile only if they quote an outside turn (user, environment,
 tests) exactly; they become live memory only through an APPROVE decision appended to the store's hash
@@ -20,11 +20,10 @@ from pathlib import Path
 from typing import NoReturn
 
 from harness.errors import EXIT_BAD_INPUT, EXIT_BROKEN, EXIT_INTERRUPTED, EXIT_PIPE_CLOSED, HarnessError, fail, visible
-from harness.gate._chain import GENESIS, Decision, DecisionLine
-from harness.gate._errors import GateChainError, GateDecisionError, InvalidGateStoreError
-from harness.gate._review import CONFIRM, interactive_review, scripted_review
-from harness.gate._rules import normalize_quote
-from harness.gate._store import GateStore
+from harness.gate import (
+    CONFIRM, GENESIS, Decision, DecisionLine, GateChainError, GateDecisionError, GateStore, InvalidGateStoreError,
+    interactive_review, normalize_quote, scripted_review,
+)
 
 _DONE = {Decision.APPROVE: "approved", Decision.REJECT: "rejected"}
 
@@ -38,7 +37,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="python -m harness.gate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="reflexion-gate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="{review,verify,show}")
     store_help = "the gate store directory (holding store.json)"

@@ -1,10 +1,10 @@
-"""`python -m harness.report RUN_DIR... [--out DIR] [--format md,html,csv,latex] [--html] [--semantic ...]`: report.md
+"""`reflexion-report RUN_DIR... [--out DIR] [--format md,html,csv,latex] [--html] [--semantic ...]`: report.md
 and PNG plots for one run or several combined; with --html (or html in --format) report.html beside them, and with
 csv or latex the condition, per-task, effects and exact-test tables as .csv or .tex files.
 An experiment=propagation run (propagation.json, no trials) is reported alone, in md and html; so is an
 experiment=diagnosis_bank run (bank.jsonl, no trials), with its diagnosis.md.
 
-`python -m harness.report FOLDER --index [--out DIR]`: index.html, one table of every run, sweep and audit under the
+`reflexion-report FOLDER --index [--out DIR]`: index.html, one table of every run, sweep and audit under the
 folder (harness.report.index)."""
 
 from __future__ import annotations
@@ -16,17 +16,16 @@ from pathlib import Path
 
 from harness.errors import HarnessError, fail, visible
 from harness.metrics.semantic import add_semantic_options, semantic_cache
-from harness.report._folder_lock import holding
-from harness.report._diagnosis_report import is_bank_run, write_bank_report
-from harness.report._propagation_report import propagation_study, write_propagation_report
-from harness.report._report import REPORT_FORMATS, ReportFormat, write_formats
-from harness.report._runs import ReportInputError, load_runs
+from harness.report import (
+    REPORT_FORMATS, ReportFormat, ReportInputError, holding, is_bank_run, load_runs, propagation_study, write_bank_report,
+    write_formats, write_propagation_report,
+)
 from harness.report.index import write_index_page
 from harness.records.run_dir import check_output_dir, refuse_symlink_loop, run_holding
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m harness.report", description=__doc__)
+    parser = argparse.ArgumentParser(prog="reflexion-report", description=__doc__)
     parser.add_argument(
         "run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="run directories to report on (--index: one folder)"
     )
