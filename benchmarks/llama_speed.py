@@ -39,7 +39,7 @@ from harness.domains.alfworld.actor import play_episode
 from harness.domains.alfworld.reflection import AlfworldReflection
 from harness.domains.base import ReflectionInput
 from harness.reflection.self_diagnosis import SelfDiagnosis
-from harness.run.config import load_model_config
+from benchmarks._models import model_option
 from harness.llm import CachedLLM, CacheStore, CallContext, LLMRequest, LLMResponse, ModelConfig, create_backend
 from harness.llm._embedded_models import embedded_model, resolve_model_path
 from harness.llm._llamacpp import LlamaCppBackend
@@ -80,7 +80,7 @@ class CountingBackend:
 
 
 def model_config(name: str, threads: int) -> ModelConfig:
-    return ModelConfig(**{**load_model_config(name), "n_threads": threads})
+    return ModelConfig(**{**model_option(name), "n_threads": threads})
 
 
 def demo_game() -> AlfworldGame:

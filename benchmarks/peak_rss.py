@@ -21,7 +21,7 @@ from typing import Any
 
 from benchmarks._entry_point import run_entry_point
 from benchmarks._output import add_output_arguments, at_most, finish
-from harness.run.config import load_model_config
+from benchmarks._models import model_option
 from harness.llm._embedded_models import embedded_model
 
 NAME = "peak_rss"
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     if args.smoke:
         vars(args).update(SMOKE)
-    model_key = load_model_config(args.model)["model"]
+    model_key = model_option(args.model)["model"]
     overrides = [
         f"model={args.model}",
         f"env.first_n={args.games}",

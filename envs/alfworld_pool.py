@@ -68,15 +68,18 @@ class EngineWorker:
         self.dead: str | None = None
         self._answered = False
 
-    def call(self, request: Request, game_id: str) -> Reply:
-        """Send one request and wait for its reply; a worker that dies meanwhile is named in one sentence."""
+    def call(self, request: Request, game_id: str) -> tuple[Reply, float]:
+        """Send one request and wait for its reply; with it, the seconds the request waited for this worker to finish
+        another episode's. A worker that dies meanwhile is named in one sentence."""
+        asked = time.perf_counter()
         with self._lock:
+            waited = time.perf_counter() - asked
             if self.dead is None:
                 try:
                     self._connection.send(request)
                     reply: Reply = self._connection.recv()
                     self._answered = True
-                    return reply
+                    return reply, waited
                 except (EOFError, OSError):
                     self.dead = self.dead or _ended(self.process)
         raise EngineWorkerError(
@@ -174,7 +177,8 @@ class EngineWorkers:
 
 class RemoteEpisode(ClosingEpisode):
     """AlfworldEpisode's interface, played on a worker: env_seconds is the wait for it (queueing included),
-    cpu_seconds the engine's own CPU time in the worker."""
+    wait_seconds the part of it spent queueing behind other episodes' requests to the same worker, cpu_seconds the
+    engine's own CPU time in the worker."""
 
     def __init__(
         self,
@@ -188,6 +192,7 @@ class RemoteEpisode(ClosingEpisode):
         self.max_episode_steps = max_episode_steps
         self.policy_commands = policy_commands
         self.env_seconds = 0.0
+        self.wait_seconds = 0.0
         self.cpu_seconds = 0.0
         self.steps = 0
         self._pool = pool
@@ -197,8 +202,9 @@ class RemoteEpisode(ClosingEpisode):
     def _call(self, request: Request) -> Any:
         assert self._worker is not None
         started = time.perf_counter()
-        reply = self._worker.call(request, self.game.game_id)
+        reply, waited = self._worker.call(request, self.game.game_id)
         self.env_seconds += time.perf_counter() - started
+        self.wait_seconds += waited
         self.cpu_seconds += reply.cpu_s
         if reply.error is not None:
             raise reply.error

@@ -9,11 +9,11 @@ from typing import Any, Literal
 
 from benchmarks.recorded_server import RecordedHandler, RecordedServer
 from harness.audit.published_experience import published_reflections, published_study_tasks
-from harness.reflection.insights.trace import markers
-from harness.run.scenarios.propagation import plant_text, training_text
+from harness.records.propagation import PlantKind
+from harness.run.scenarios.plants import plant_texts
 
 GENERIC = "Always check every receptacle before concluding an object is missing."
-Where = Literal["add", "edit", "nowhere"]
+Where = Literal["add", "edit", "nowhere", "copy"]
 
 
 class _Handler(RecordedHandler):
@@ -27,18 +27,20 @@ class _Handler(RecordedHandler):
 
 class ScriptedCritic(RecordedServer):
     """The critic scripted for the study's build at `seed` over `training` tasks (its planted task is the last);
-    `rule` is the planted ADD's text around the marker ("{marker}")."""
+    `rule` is the planted ADD's text around the marker ("{marker}"); `copy` ADDs the planted reflection itself, as
+    the embedded critic did. `kind`: the plant it reacts to (off_task, or misplaced on the task's target `target`)."""
 
     handler = _Handler
 
-    def __init__(self, where: Where, seed: int, training: int, rule: str = "Look for the {marker} first.") -> None:
+    def __init__(self, where: Where, seed: int, training: int, rule: str = "Look for the {marker} first.",
+                 kind: PlantKind = "off_task", target: str = "") -> None:
         super().__init__(None, 0)
         order = [t.experience for t in random.Random(seed).sample(published_study_tasks(), training)]
         self.task = order[-1].task
-        plant, _ = plant_text("off_task", order[-1], order, "", published_reflections(), seed)
-        assert plant is not None
-        self.plant = plant
-        self.marker = markers(plant, training_text(order, order[-1]))[0]
+        planted, *_ = plant_texts(kind, order[-1], target, order, "", published_reflections(), seed, training - 1, 1)
+        assert planted.text is not None
+        self.plant = planted.text
+        self.marker = planted.markers[0]
         self.where, self.rule = where, rule.format(marker=self.marker)
         self.requests = 0
 
@@ -50,4 +52,6 @@ class ScriptedCritic(RecordedServer):
             return f"ADD 2: {self.rule}"
         if planted and self.where == "edit":
             return f"EDIT 1: Check every receptacle, and the {self.marker} too."
+        if planted and self.where == "copy":
+            return "ADD 2: " + " ".join(self.plant.split())
         return f"AGREE 1: {GENERIC}"

@@ -87,6 +87,7 @@ SKIP: dict[str, str] = {
     # docs/benchmarks.md
     "python -m benchmarks.run_all": BENCHMARK,
     "python -m benchmarks.throughput": BENCHMARK,
+    "python -m benchmarks.throughput --study --profile": BENCHMARK,
     "python -m benchmarks.engine_memos": BENCHMARK,
     "python -m benchmarks.replay_overhead": BENCHMARK,
     "python -m benchmarks.llama_speed": BENCHMARK,

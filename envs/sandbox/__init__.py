@@ -18,6 +18,17 @@ Containment when the harness runs as root (the case in this project's container)
   mode 0700, which the uid could not even enter) replaced by an empty tmpfs holding only the
   interpreter's tree, /proc remounted with hidepid=invisible (the harness's /proc/<pid>/environ and
   cmdline are not even listed), and no network (only a loopback, down);
+- a private IPC namespace: SysV shared memory, semaphores and message queues and POSIX message
+  queues are the run's own (SysV shared memory capped at the workdir's size) and go with its last
+  process; /dev/shm (POSIX shared memory, multiprocessing's semaphores) a tmpfs of its own, and
+  /dev/mqueue too where the host has one; abstract Unix sockets live in the network namespace;
+- no way to a host process through the filesystem, which the code sees read-only: a seccomp filter
+  refuses creating Unix sockets (a connect() to a host's socket file needs no write access to the
+  mount), a datagram socketpair (which could sendto() one) and io_uring, leaving connected stream
+  pairs (multiprocessing.Pipe); Landlock, where the kernel has it (Isolation.writes_outside_refused),
+  refuses opening any file for writing outside the workdir, /dev/shm, the message queues and
+  /dev/null-like devices, so a host's named pipe gets nothing either (only a pipe the host lets
+  everyone read could still be read from);
 - rlimits set in the runner before the code starts: RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_CORE=0
   and RLIMIT_NPROC, which is an exact per-run budget because the uid belongs to the run;
 - at the wall-time timeout, or as soon as the runner exits, SIGKILL to the runner's process group and

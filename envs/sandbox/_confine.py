@@ -1,5 +1,5 @@
-"""The confinement half of the sandbox's child side: private mounts and network, a uid of its own, rlimits, and
-an audit hook. `_runner.py` loads this file by path (it runs under `python -I`, which puts no directory on
+"""The confinement half of the sandbox's child side: private mounts, network and IPC, a uid of its own, rlimits,
+and an audit hook. `_runner.py` loads this file by path (it runs under `python -I`, which puts no directory on
 sys.path) and calls `isolate` then `install_audit_hook` before the code under test starts; standard library only.
 """
 
@@ -11,13 +11,15 @@ import resource
 import signal
 import stat
 import sys
+from collections.abc import Callable
 
-_CLONE_NEWNS, _CLONE_NEWNET = 0x00020000, 0x40000000
+_CLONE_NEWNS, _CLONE_NEWNET, _CLONE_NEWIPC = 0x00020000, 0x40000000, 0x08000000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x1000, 0x4000, 0x40000
 _PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS = 1, 38
 _SYS_MOUNT_SETATTR = 442  # the same number on every architecture (added in Linux 5.12)
 _AT_FDCWD, _AT_RECURSIVE = -100, 0x8000
 _MOUNT_ATTR_RDONLY, _MOUNT_ATTR_NOSUID = 0x1, 0x2
+SHM = "/dev/shm"
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -62,10 +64,28 @@ def _interpreter_dirs() -> dict[str, list[str]]:
     return hidden
 
 
+def _cap_ipc(ipc_bytes: int) -> None:
+    """The new IPC namespace's SysV shared memory capped like the workdir, and few message queues (its own
+    sysctls, written while still root and before the read-only pass)."""
+    settings = {
+        "kernel/shmmax": ipc_bytes,
+        "kernel/shmall": max(1, ipc_bytes // os.sysconf("SC_PAGE_SIZE")),
+        "kernel/msgmni": 16,
+        "fs/mqueue/queues_max": 16,
+    }
+    for name, value in settings.items():
+        with open(f"/proc/sys/{name}", "w") as handle:
+            handle.write(str(value))
+
+
 def _private_filesystem(workdir: str, uid: int, gid: int, workdir_bytes: int) -> None:
-    """Private mount and network namespaces: all read-only but a fresh tmpfs workdir, /proc showing only the sandbox uid."""
-    # A new network namespace too: no interface but a loopback that is down, so no network at all.
-    _check(_libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET), "unshare(CLONE_NEWNS | CLONE_NEWNET)")
+    """Private mount, network and IPC namespaces: all read-only but a fresh tmpfs workdir and /dev/shm, /proc
+    showing only the sandbox uid."""
+    # A new network namespace: no interface but a loopback that is down, so no network and no abstract Unix
+    # socket of the host. A new IPC namespace: SysV shared memory, semaphores, message queues and POSIX message
+    # queues of its own, gone with its last process.
+    _check(_libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC), "unshare(CLONE_NEWNS | NEWNET | NEWIPC)")
+    _cap_ipc(workdir_bytes)
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing mounted below reaches the host
     for directory, trees in _interpreter_dirs().items():
         fds = [os.open(tree, os.O_PATH) for tree in trees]
@@ -88,8 +108,14 @@ def _private_filesystem(workdir: str, uid: int, gid: int, workdir_bytes: int) ->
         ),
         "mount_setattr(/, read-only, recursive)",
     )
-    # Mounted after the read-only pass, so it alone is writable; its size caps all the code writes.
+    # Mounted after the read-only pass, so they alone are writable; the workdir's size caps all the code writes.
     _mount("tmpfs", workdir, "tmpfs", _MS_NOSUID | _MS_NODEV, f"mode=0700,uid={uid},gid={gid},size={workdir_bytes}")
+    # POSIX shared memory and named semaphores (multiprocessing's locks) in a /dev/shm of its own; a /dev/mqueue
+    # showing the namespace's queues, where the host has one (a missing one is not made: /dev is the host's).
+    if os.path.isdir(SHM):
+        _mount("tmpfs", SHM, "tmpfs", _MS_NOSUID | _MS_NODEV, f"mode=0700,uid={uid},gid={gid},size={workdir_bytes}")
+    if os.path.isdir("/dev/mqueue"):
+        _mount("mqueue", "/dev/mqueue", "mqueue", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
 
 
 def _drop_privileges(uid: int, gid: int) -> None:
@@ -129,17 +155,23 @@ def _set_limits(limits: dict[str, int]) -> None:
     limit(resource.RLIMIT_AS, limits["memory_bytes"], limits["memory_bytes"])
 
 
-def isolate(payload: dict) -> dict:
-    """Everything that must hold before the code runs; returns what is in effect."""
+def isolate(payload: dict, shut_host_channels: Callable[[list[str]], dict]) -> dict:
+    """Everything that must hold before the code runs; returns what is in effect.
+
+    `shut_host_channels` (`_host_channels.shut`) gets the places the code may write, while still root: the
+    mqueue of the new IPC namespace can be opened only then.
+    """
     workdir, uid, gid = payload["workdir"], payload["uid"], payload["gid"]
+    channels = {}
     if uid is not None:
         _private_filesystem(workdir, uid, gid, payload["workdir_bytes"])
+        channels = shut_host_channels([workdir, *([SHM] if os.path.isdir(SHM) else [])])
     os.chdir(workdir)  # after the mount, so the cwd is the tmpfs and not the directory it covers
     if uid is not None:
         _drop_privileges(uid, gid)
     _die_with_parent(payload["parent_pid"])
     _set_limits(payload["limits"])
-    return {"uid": os.getuid(), "gid": os.getgid(), "privileges_dropped": uid is not None}
+    return {"uid": os.getuid(), "gid": os.getgid(), "privileges_dropped": uid is not None, **channels}
 
 
 def install_audit_hook(workdir: str) -> None:

@@ -39,6 +39,7 @@ def _load_sibling(name: str) -> types.ModuleType:
 
 
 _CONFINE = _load_sibling("_confine")
+_HOST_CHANNELS = _load_sibling("_host_channels")
 
 
 # ---------------------------------------------------------------- the report channel
@@ -287,7 +288,7 @@ def main() -> None:
         payload = json.loads(handle.read())
     channel = _Channel(payload["report_fd"], payload.pop("nonce"))
     try:
-        isolation = _CONFINE.isolate(payload)
+        isolation = _CONFINE.isolate(payload, _HOST_CHANNELS.shut)
     except Exception:
         channel.send("setup_failed", detail=traceback.format_exc(limit=4))
         os._exit(SETUP_FAILED_EXIT)

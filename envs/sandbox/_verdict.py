@@ -90,9 +90,17 @@ class Isolation(BaseModel):
     uid: int = Field(description="User id the code ran as.")
     gid: int = Field(description="Group id the code ran as.")
     privileges_dropped: bool = Field(
-        description="Root was dropped to a dedicated uid with no capabilities, inside private mount and network "
-        "namespaces (read-only filesystem but the tmpfs workdir, home hidden, /proc listing only the sandbox's "
-        "processes, no network)."
+        description="Root was dropped to a dedicated uid with no capabilities, inside private mount, network and "
+        "IPC namespaces (read-only filesystem but the tmpfs workdir and /dev/shm, home hidden, /proc listing only "
+        "the sandbox's processes, no network, SysV IPC and POSIX message queues of its own)."
+    )
+    unix_sockets_refused: bool = Field(
+        False, description="A seccomp filter refuses creating Unix sockets (but connected stream pairs)."
+    )
+    writes_outside_refused: bool = Field(
+        False,
+        description="Landlock refuses opening a file for writing (a named pipe included) outside the workdir, "
+        "/dev/shm and /dev/null-like devices; False where the kernel has no Landlock.",
     )
 
 

@@ -1,9 +1,10 @@
 """The ALFWorld expert planner's play of the published Reflexion run's games: the published logs keep each
 environment's reflections and outcome but no trajectory, so a success the critic compares against is the planner's.
 
-`python -m harness.cli.expert_plays` plays every environment the published run solved after failing (the
-planner's shortest plan, replanned at each step) and rewrites data/alfworld/expert_trajectories.json; a test checks
-the shipped file's tasks against the log.
+`python -m harness.cli.expert_plays` plays every environment of the published run that wrote a reflection
+(the planner's shortest plan, replanned at each step) and rewrites data/alfworld/expert_trajectories.json: the
+propagation study's training tasks are those solved after failing, the entry study reads them all, and the location
+check reads each play's first sightings. A test checks the shipped file's tasks against the log.
 """
 
 from __future__ import annotations
@@ -58,3 +59,9 @@ def solved_after_failing(tasks: list[PublishedTask]) -> list[PublishedTask]:
     """Environments solved on their second trial: one failed trial with its reflection, then a success (the study
     keeps to one compare critique per task, so a build's cost is its task count)."""
     return [t for t in tasks if t.trial_solved == 1 and len(t.reflections) >= 1]
+
+
+def reflecting(tasks: list[PublishedTask]) -> list[PublishedTask]:
+    """Environments that wrote at least one reflection, in the log's order."""
+    return [t for t in tasks if t.reflections]
+

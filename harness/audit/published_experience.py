@@ -12,10 +12,13 @@ expert planner's play of the same game (data/alfworld/expert_trajectories.json),
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from harness.audit.expert_trajectories import EXPERT_FILE, SOURCE, published_tasks, solved_after_failing
+from harness.audit.expert_trajectories import EXPERT_FILE, SOURCE, published_tasks, reflecting, solved_after_failing
+from harness.audit.published import PublishedTask
 from harness.audit.hotpotqa_runs import condition_name, published_records
+from harness.errors import ConfigError
 from harness.records.insights import ExperienceTask, ExperienceTrial
 from harness.records.propagation import ExpertTrajectories, StudyTask
 from harness.reflection.insights import experience_tasks
@@ -32,9 +35,30 @@ READS = (
 
 def published_study_tasks() -> list[StudyTask]:
     """The published run's environments solved on their second trial, in the log's order, as training tasks."""
+    return _study_tasks(solved_after_failing(published_tasks()))
+
+
+def published_entry_tasks(envs: Sequence[str] | None = None) -> list[StudyTask]:
+    """Every environment of the published run that wrote a reflection (or those of `envs`), in the log's order, each
+    as a task whose failed trial shows its first reflection: the entry study's. ConfigError names an env that wrote
+    none."""
+    found = reflecting(published_tasks())
+    known = [task.task_id for task in found]
+    unknown = [env for env in envs or [] if env not in known]
+    if unknown:
+        raise ConfigError(f"scenario.envs names {unknown[0]}, which wrote no reflection in the published log; "
+                          f"accepted: {', '.join(known)}.")
+    return _study_tasks([task for task in found if envs is None or task.task_id in envs])
+
+
+def _study_tasks(published: list[PublishedTask]) -> list[StudyTask]:
     experts = {e.env_id: e for e in ExpertTrajectories.model_validate_json(EXPERT_FILE.read_text()).trajectories}
+    missing = [task.task_id for task in published if task.task_id not in experts]
+    if missing:
+        raise ConfigError(f"{EXPERT_FILE} holds no expert play of {missing[0]}; write it again with "
+                          "python -m harness.cli.expert_plays.")
     tasks = []
-    for task in solved_after_failing(published_tasks()):
+    for task in published:
         expert = experts[task.task_id]
         trials = [
             ExperienceTrial(trajectory=FAILED_TRIAL_TEXT, success=False, reflection=task.reflections[0].strip()),
@@ -68,5 +92,5 @@ def evaluation_games() -> dict[str, str]:
     return {task.task_id: games[task.task_id] for task in published_tasks()}
 
 
-__all__ = ["READS", "SOURCE", "evaluation_games", "published_hotpotqa_experience", "published_reflections",
+__all__ = ["READS", "SOURCE", "evaluation_games", "published_entry_tasks", "published_hotpotqa_experience", "published_reflections",
            "published_study_tasks"]

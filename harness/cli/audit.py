@@ -20,7 +20,7 @@ from harness.audit.sources import DEFAULT_ROOT, get_source, load_source
 from harness.audit.task_inspection import find_task, inspect_task, render_inspection
 from harness.errors import HarnessError, fail
 from harness.metrics.semantic import add_semantic_options, semantic_cache
-from harness.records.run_dir import check_output_dir
+from harness.records.run_dir import check_in_no_run, check_output_dir
 
 COMMANDS = ("run", "show")
 
@@ -44,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
 def _run(args: argparse.Namespace) -> None:
     start = time.perf_counter()
     check_output_dir(str(args.out), "--out")  # before the audit's work, not after it
+    check_in_no_run(args.out, "--out", "and audit.json and audit.md would be written among its files; give a folder "
+                    "outside every run directory, e.g. results/audit")  # fmt: skip
     # The model is loaded before any log is read, so a missing extra costs a sentence, not an audit's time.
     embeddings = semantic_cache(args)
     report = run_audit(args.logs, args.env_to_game, embeddings, args.semantic_threshold)

@@ -1,16 +1,16 @@
 """`python -m harness.cli.expert_plays`: data/alfworld/expert_trajectories.json rewritten, the planner's play of every
-environment the published run solved after failing (harness/audit/expert_trajectories.py)."""
+environment of the published run that wrote a reflection (harness/audit/expert_trajectories.py)."""
 
 from __future__ import annotations
 
 import sys
 
-from harness.audit.expert_trajectories import EXPERT_FILE, SOURCE, env_games, play_expert, published_tasks, solved_after_failing
+from harness.audit.expert_trajectories import EXPERT_FILE, SOURCE, env_games, play_expert, published_tasks, reflecting
 from harness.records.propagation import ExpertTrajectories
 
 
 def main() -> None:
-    tasks = solved_after_failing(published_tasks())
+    tasks = reflecting(published_tasks())
     games = env_games()
     played = [play_expert(t.task_id, games[t.task_id]) for t in tasks]
     lost = [p.env_id for p in played if not p.won]

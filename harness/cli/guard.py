@@ -20,7 +20,7 @@ from hydra._internal.core_plugins.basic_launcher import BasicLauncher
 from hydra.core.hydra_config import HydraConfig
 from hydra.experimental.callback import Callback
 from hydra.types import TaskFunction
-from omegaconf import DictConfig, open_dict, read_write
+from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
 from harness.run.preparation import Handed, PreparedRun, PreparedTask, prepare_run
 from harness.cli.sweep_plan import UnknownSweeperError, planned_job_configs, task_config
@@ -31,7 +31,9 @@ from harness.run.validation import validate_config
 from harness.run.interrupt import release_held_stops
 from harness.run.preflight import check_store_outside_runs
 from harness.run.resume import check_resumption
-from harness.records.run_dir import check_not_inside_run, check_output_dir, check_run_dir_contents, first_missing
+from harness.records.run_dir import (
+    check_not_inside_run, check_output_dir, check_run_dir_contents, first_missing, run_marker,
+)
 
 SWEEP_MARKER = "multirun.yaml"
 """What Hydra writes into every sweep directory it starts: a sweep directory without it is not a sweep's."""
@@ -61,7 +63,8 @@ class InputGuard(Callback):
         try:
             run_dir = check_output_dir(str(config.hydra.run.dir), "hydra.run.dir")
             check_not_inside_run(run_dir, f"hydra.run.dir={config.hydra.run.dir}")
-            check_run_dir_contents(run_dir, f"hydra.run.dir={config.hydra.run.dir}")
+            label, scenario = f"hydra.run.dir={config.hydra.run.dir}", OmegaConf.select(config, "scenario.name")
+            check_run_dir_contents(run_dir, label, run_marker(scenario))
             prepared = prepare_run(task_config(config))
             self._handed[None] = prepared
             check_store_outside_runs(prepared.config.tracking, run_dir)

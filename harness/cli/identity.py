@@ -93,6 +93,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         _print_usage(sys.stderr)
         fail(f"give one JSON-lines file (or -), got {len(arguments)} arguments.")
     name = arguments[0]
+    if sys.stdout is None:  # started with its standard output closed (`>&-`): the interpreter sets it so
+        fail("standard output is closed, and the labelled lines are written there; send it to a file or a pipe.")
     try:
         labelled = _read(name)
     except UnicodeDecodeError as error:

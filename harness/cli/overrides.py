@@ -27,6 +27,8 @@ from harness.run.config_dirs import (
 )
 
 ROLE_MODEL_KEYS = ("actor_model", "reflector_model")
+COMPOSED_MODEL_KEYS = (*ROLE_MODEL_KEYS, "insights.critic_model")
+"""Settings whose value is a model option Hydra composes whole (configs/config.yaml's defaults)."""
 STRATEGY = "strategy"
 # Hydra's options that take a value: the word after one is that value, not an override.
 VALUE_OPTIONS = (
@@ -168,7 +170,7 @@ def normalize_override(argument: str, chosen: frozenset[str] | None = None) -> s
     key = override.key_or_group
     if override.package is not None or "/" in key or key == "hydra" or key.startswith("hydra."):
         return argument
-    if override.type == OverrideType.CHANGE and key in ROLE_MODEL_KEYS:
+    if override.type == OverrideType.CHANGE and key in COMPOSED_MODEL_KEYS:
         return _role_model(key, argument)
     condition_role = _condition_role(key)
     if override.type == OverrideType.CHANGE and condition_role is not None:
@@ -191,7 +193,7 @@ def as_written(override: str) -> str:
     if not text.startswith("model@"):
         return text
     key = text.removeprefix("model@").split("=", 1)[0]
-    return text.removeprefix("model@") if key in ROLE_MODEL_KEYS or _condition_role(key) else text
+    return text.removeprefix("model@") if key in COMPOSED_MODEL_KEYS or _condition_role(key) else text
 
 
 def hydra_arguments(arguments: list[str]) -> argparse.Namespace:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -32,6 +32,9 @@ class Attempt(BaseModel):
     scenario: str = Field(description="The text a reflector reads about the attempt.")
     env_s: float = Field(description="Seconds inside the environment (ALFWorld engine, sandbox).")
     env_cpu_s: float | None = Field(None, description="CPU seconds of the environment itself, where it measures them.")
+    env_wait_s: float | None = Field(
+        None, description="Seconds of env_s spent waiting for an engine worker busy with another episode, where measured."
+    )
     details: AttemptDetails | None = Field(
         None, description="Domain evidence kept in the record: the model its `kind` names (`harness.records.attempt`)."
     )
@@ -111,10 +114,20 @@ class Domain(ABC):
     """memory.scope insights or both: the rule library's message, which the actor reads where ExpeL puts it (before
     the task, `insert_before_task_prompt`); "" for none. Only domains with ExpeL's prompts read it."""
 
+    examples: Mapping[str, str] = {}
+    """memory.scope insights with `insights.fewshots=task_similarity`: per task, the retrieved examples its actor
+    reads in place of the fixed ones (ExpeL's evaluation); empty: the fixed ones. Only ALFWorld reads it."""
+
     def with_rules(self, rules: str) -> Domain:
         """This domain (sharing what it holds) with its actor reading `rules`."""
         copied = copy.copy(self)
         copied.rules = rules
+        return copied
+
+    def with_examples(self, examples: Mapping[str, str]) -> Domain:
+        """This domain with its actor reading, for each task named, those examples in place of the fixed ones."""
+        copied = copy.copy(self)
+        copied.examples = dict(examples)
         return copied
 
     @abstractmethod

@@ -4,6 +4,7 @@ response cache."""
 from harness.llm._backend import Backend, create_backend
 from harness.llm._cache import CachedLLM, CacheStore, cache_key
 from harness.llm._config import CacheConfig, CacheMode, ModelConfig, Price
+from harness.llm._in_flight import linked_lock, lock_path
 from harness.llm._probe import api_key, base_url, check_reachable
 from harness.llm._rate_limit import RateLimitedBackend, RateLimiter, estimate_tokens, limit_key, shared_limiters
 from harness.llm._types import CallContext, ChatMessage, LLMRequest, LLMResponse, Usage, chat_request
@@ -31,5 +32,7 @@ __all__ = [
     "create_backend",
     "estimate_tokens",
     "limit_key",
+    "linked_lock",
+    "lock_path",
     "shared_limiters",
 ]

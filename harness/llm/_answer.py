@@ -19,6 +19,10 @@ from harness.records.validation_reason import validation_reason
 
 _SHOWN_BODY = 60
 """Characters of a body that is no JSON quoted in the retry's log line."""
+TEMPLATE_TOKENS = 1024
+"""Tokens a server may add to a request's own (a chat template, a default system prompt) or to max_tokens (a stop
+sequence, an end-of-text token) before its count is taken for a broken answer: no tokenizer makes more tokens of a
+text than it has bytes."""
 
 
 class UnusableAnswer(Exception):
@@ -68,8 +72,12 @@ def answer_bound(max_tokens: int, config: ModelConfig) -> int:
     return min(max_tokens * config.max_answer_chars_per_token, config.max_answer_chars)
 
 
-def read_answer(answer: object, *, chat: bool, max_tokens: int, config: ModelConfig, latency_s: float) -> LLMResponse:
-    """The SDK's answer to one request as an LLMResponse, or UnusableAnswer saying what is wrong with it."""
+def read_answer(
+    answer: object, *, chat: bool, max_tokens: int, prompt_bytes: int, config: ModelConfig, latency_s: float
+) -> LLMResponse:
+    """The SDK's answer to one request as an LLMResponse, or UnusableAnswer saying what is wrong with it.
+
+    `prompt_bytes` is the request's text in UTF-8 bytes (the prompt, or every message's content)."""
     if not isinstance(answer, BaseModel):
         shown = ascii(str(answer)[:_SHOWN_BODY])
         raise UnusableAnswer(f"a 200 answer whose body is not a JSON object but text starting {shown}")
@@ -82,6 +90,14 @@ def read_answer(answer: object, *, chat: bool, max_tokens: int, config: ModelCon
         raise UnusableAnswer("a 200 answer with an empty choices list")
     choice = read.choices[0]
     text = choice.message.content if isinstance(choice, _ChatChoice) else choice.text
+    _refuse_lone_surrogates(
+        {
+            "text": text,
+            "model": read.model,
+            "system_fingerprint": read.system_fingerprint,
+            "finish_reason": choice.finish_reason,
+        }
+    )
     bound = answer_bound(max_tokens, config)
     if len(text) > bound:
         raise UnusableAnswer(
@@ -91,7 +107,7 @@ def read_answer(answer: object, *, chat: bool, max_tokens: int, config: ModelCon
         )
     return LLMResponse(
         text=text,
-        usage=_usage(read.usage),
+        usage=_usage(read.usage, prompt_bytes, max_tokens),
         latency_s=latency_s,
         # What the server says about itself, so a model changed behind the same name shows in the records.
         served_model=read.model or None,
@@ -100,8 +116,32 @@ def read_answer(answer: object, *, chat: bool, max_tokens: int, config: ModelCon
     )
 
 
-def _usage(usage: _Usage | None) -> Usage:
-    """The answer's token counts; a server that sends none (or only some) leaves them unknown, never 0."""
+def _refuse_lone_surrogates(fields: dict[str, str | None]) -> None:
+    """JSON's \\udfff escape alone (a server cutting an emoji in half) reads as a character that no UTF-8 can
+    hold: the records and the cache could not be written."""
+    for name, value in fields.items():
+        if value is not None:
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as error:
+                lone = ascii(value[error.start : error.end])
+                raise UnusableAnswer(
+                    f"a 200 answer whose {name} holds a lone surrogate ({lone}), which is no character"
+                ) from None
+
+
+def _usage(usage: _Usage | None, prompt_bytes: int, max_tokens: int) -> Usage:
+    """The answer's token counts; a server that sends none (or only some) leaves them unknown, never 0; counts no
+    tokenizer could reach (10**30 prompt tokens) are a broken answer: the cost and the rate limit would take them."""
     if usage is None or usage.prompt_tokens is None or usage.completion_tokens is None:
         return Usage(unreported_calls=1)
+    bounds = {"prompt": (usage.prompt_tokens, prompt_bytes), "completion": (usage.completion_tokens, max_tokens)}
+    for part, (count, own) in bounds.items():
+        if count > own + TEMPLATE_TOKENS:
+            shown = f"{count:,}" if count < 10**12 else f"a {len(str(count))}-digit number of"
+            of = f"a prompt of {own:,} bytes" if part == "prompt" else f"max_tokens={own:,}"
+            raise UnusableAnswer(
+                f"a 200 answer counting {shown} {part} tokens for {of}, more than any tokenizer makes (at most "
+                f"{own + TEMPLATE_TOKENS:,} with a chat template's {TEMPLATE_TOKENS:,})"
+            )
     return Usage(prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens)

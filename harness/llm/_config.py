@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 from pydantic_core import PydanticCustomError
 
 from harness.llm._backends import BACKENDS
-from harness.llm._url import secret_parts, secret_reason, shown_url
+from harness.llm._url import secret_parts, secret_reason, shape_problem, shown_url
 from harness.records.number import Number
 from harness.records.registry import choices
 
@@ -107,6 +107,8 @@ class ModelConfig(BaseModel):
         if url is not None and secret_parts(url):
             # `shown` is what a refusal may quote in the value's place: the URL with its secrets hidden.
             raise PydanticCustomError("url_with_secret", secret_reason(url), {"shown": shown_url(url)})
+        if url is not None and (problem := shape_problem(url)):
+            raise ValueError(f"a server URL starts with http:// or https:// and ends in /v1; this one {problem}")
         return url
 
     def threads(self) -> int:

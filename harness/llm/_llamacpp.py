@@ -1,9 +1,18 @@
-"""An embedded GGUF model run in-process by llama.cpp (llama-cpp-python)."""
+"""An embedded GGUF model run in-process by llama.cpp (llama-cpp-python).
+
+A model is stopped before the interpreter exits (an atexit hook, `stop_embedded_models`): a trial left running on a
+daemon thread (a run stopped at once by a second signal, or after its grace) would otherwise still be inside
+llama.cpp while the process tears down the library under it, and the run ended in "Segmentation fault" instead of
+its exit code. Its computation is aborted (llama.cpp's abort callback), the model's lock taken once the call has
+left, and the model freed by the main thread; no call starts after.
+"""
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import itertools
+import logging
 import threading
 import time
 import weakref
@@ -20,6 +29,23 @@ from harness.llm._config import ModelConfig
 from harness.llm._embedded_models import embedded_model, resolve_model_path
 from harness.llm._types import LLMRequest, LLMResponse, Usage
 
+log = logging.getLogger(__name__)
+
+STOP_WAIT_S = 5.0
+"""How long the exit waits for a call that was told to abort to leave llama.cpp."""
+
+# llama.cpp calls its abort callback between the graph's nodes on every compute thread: a Python callback would
+# take the GIL there thousands of times a token. libc's strlen is the callback instead, on a one-byte buffer that is
+# empty until the stop (length 0: go on) and then holds one character (length 1, a true bool in the return register).
+
+
+def _strlen_address() -> int:
+    address = ctypes.cast(ctypes.CDLL(None).strlen, ctypes.c_void_p).value
+    assert address is not None  # libc is loaded in every CPython process
+    return address
+
+
+_ABORT_WHEN_MARKED = llama_cpp.ggml_abort_callback(_strlen_address())
 
 class LlamaTimings(BaseModel):
     """Throughput of the last call, from llama.cpp's own counters."""
@@ -55,11 +81,17 @@ class SharedLlama:
         self.chat_formatter: Jinja2ChatFormatter | None = None
         self._holder: int | None = None
         self._parked: dict[int, _Parked] = {}
+        self._abort = ctypes.create_string_buffer(1)  # empty: compute; one character: abort (_ABORT_WHEN_MARKED)
+        self.stopped = False
+        self._closed = False
 
     @property
     def llama(self) -> Llama:
         """The model, assembled, verified and loaded on first use, so a pure cache replay never loads it."""
+        if self.stopped:
+            raise LLMError(f"the embedded model {self.config.model!r} was stopped: the process is exiting")
         if self._instance is None:
+            _stop_at_exit()
             self._instance = Llama(
                 model_path=str(resolve_model_path(self.config.model)),
                 n_ctx=self.config.n_ctx,
@@ -68,11 +100,29 @@ class SharedLlama:
                 n_batch=self.config.n_batch,
                 verbose=False,
             )
+            llama_cpp.llama_set_abort_callback(
+                self._instance.ctx, _ABORT_WHEN_MARKED, ctypes.cast(self._abort, ctypes.c_void_p)
+            )
             self.chat_formatter = _gguf_chat_formatter(self._instance)
             if self.chat_formatter is not None:
                 # Pin the GGUF's own template; otherwise llama-cpp-python may substitute a built-in look-alike.
                 self._instance.chat_handler = self.chat_formatter.to_chat_handler()
         return self._instance
+
+    def stop(self, wait_s: float) -> bool:
+        """Abort the call under way, wait up to `wait_s` for it to leave llama.cpp, then free the model and keep its
+        lock, so no call starts again; whether it was stopped in time (if not, it is left as it is)."""
+        if self._closed:
+            return True
+        self.stopped = True
+        self._abort.value = b"x"
+        if not self.lock.acquire(timeout=wait_s):
+            return False
+        self._closed = True
+        if self._instance is not None:
+            self._instance.close()
+            self._instance = None
+        return True
 
     def switch_to(self, holder: int) -> Llama:
         """The model with `holder`'s KV prefix in place (call under `lock`)."""
@@ -108,6 +158,32 @@ def _restore(llama: Llama, parked: _Parked | None) -> None:
 
 _shared: weakref.WeakValueDictionary[tuple[Any, ...], SharedLlama] = weakref.WeakValueDictionary()
 _shared_lock = threading.Lock()
+
+
+_registered: list[bool] = []
+
+
+def _stop_at_exit() -> None:
+    """stop_embedded_models as an atexit hook, registered once (atexit runs each registration)."""
+    with _shared_lock:
+        if not _registered:
+            atexit.register(stop_embedded_models)
+            _registered.append(True)
+
+
+def stop_embedded_models() -> None:
+    """Stop every embedded model of the process (at its exit): see the module's docstring."""
+    with _shared_lock:
+        models = list(_shared.values())
+    # llama.cpp reports the aborted decode as an error ("decode: removing memory module entries ..."): expected
+    # here, and no line for the terminal after the run's last one.
+    logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL)
+    for model in models:
+        if not model.stop(STOP_WAIT_S):
+            log.warning(
+                "the embedded model %s was still computing %.0f s after it was told to stop", model.config.model,
+                STOP_WAIT_S,
+            )
 
 
 def shared_llama(config: ModelConfig) -> SharedLlama:
@@ -159,13 +235,18 @@ class LlamaCppBackend:
                 options["top_p"] = request.top_p
             llama_cpp.llama_perf_context_reset(self._llama.ctx)
             started = time.perf_counter()
-            if request.kind == "completion":
-                result: Any = self._llama.create_completion(prompt=request.prompt or "", **options)
-                text = result["choices"][0]["text"]
-            else:
-                messages = [message.model_dump() for message in request.messages or []]
-                result = self._llama.create_chat_completion(messages=messages, **options)
-                text = result["choices"][0]["message"]["content"] or ""
+            try:
+                if request.kind == "completion":
+                    result: Any = self._llama.create_completion(prompt=request.prompt or "", **options)
+                    text = result["choices"][0]["text"]
+                else:
+                    messages = [message.model_dump() for message in request.messages or []]
+                    result = self._llama.create_chat_completion(messages=messages, **options)
+                    text = result["choices"][0]["message"]["content"] or ""
+            except RuntimeError as error:
+                if self._model.stopped:  # llama_decode aborted: the process is exiting
+                    raise LLMError(f"the embedded model {self.config.model!r} was stopped mid-call") from error
+                raise
             latency = time.perf_counter() - started
         usage = result["usage"]
         return LLMResponse(

@@ -109,8 +109,16 @@ class OpenAIBackend:
             # The SDK parses a 200's body without catching these: a proxy or overloaded server can cut it short or
             # send bytes that are no UTF-8.
             raise UnusableAnswer(f"a 200 answer whose body is not valid JSON ({error})") from error
+        except RecursionError as error:
+            # json.loads recurses once per nesting level: a hostile or broken body of 100,000 brackets.
+            raise UnusableAnswer(
+                f"a 200 answer whose JSON body is nested deeper than the parser goes ({error})"
+            ) from error
         latency = time.perf_counter() - started
-        return read_answer(answer, chat=chat, max_tokens=request.max_tokens, config=self.config, latency_s=latency)
+        return read_answer(
+            answer, chat=chat, max_tokens=request.max_tokens, prompt_bytes=_text_bytes(request), config=self.config,
+            latency_s=latency,
+        )
 
     def _ask(self, request: LLMRequest, options: dict[str, Any], chat: bool) -> object:
         """One request through the SDK, to the chat endpoint or the completion one: its answer, unchecked."""
@@ -161,6 +169,12 @@ class OpenAIBackend:
         if isinstance(error, openai.APIConnectionError) and error.__cause__ is not None:
             return f"a connection error ({error.__cause__})"
         return str(error)
+
+
+def _text_bytes(request: LLMRequest) -> int:
+    """The request's own text in UTF-8 bytes: what its prompt tokens are made of."""
+    texts = [request.prompt or ""] if request.kind == "completion" else [m.content for m in request.messages or []]
+    return sum(len(text.encode("utf-8", "replace")) for text in texts)
 
 
 def _is_transient(error: BaseException) -> bool:

@@ -34,12 +34,24 @@ def base_url(model: ModelConfig) -> str:
     return url
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer, not followed: urllib would copy the Authorization header to whatever host and
+    scheme it names (the SDK's own requests drop it on the way elsewhere)."""
+
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
+
+
 def check_reachable(model: ModelConfig, key: str) -> None:
-    """GET {base_url}/models: any answer but 401 means the server is there and takes the key."""
+    """GET {base_url}/models: any answer but 401 means the server is there and takes the key; a redirect too,
+    which is never followed, so the key goes to no other server."""
     url = f"{base_url(model)}/models"
     try:
         request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"})
-        with urllib.request.urlopen(request, timeout=min(model.timeout_s, PROBE_TIMEOUT_S)):
+        with _OPENER.open(request, timeout=min(model.timeout_s, PROBE_TIMEOUT_S)):
             return
     except urllib.error.HTTPError as error:
         status = error.code

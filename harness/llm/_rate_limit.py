@@ -7,6 +7,7 @@ because that is what a provider's limit applies to.
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -19,7 +20,11 @@ from harness.llm._backend import Backend
 from harness.llm._config import ModelConfig
 from harness.llm._types import LLMRequest, LLMResponse
 
+log = logging.getLogger(__name__)
+
 WINDOW_S = 60.0
+NOTICE_S = 5.0
+"""A wait for the limit at least this long is said in the log: what it waits for, and how much the window holds."""
 CHARS_PER_TOKEN = 4
 """OpenAI's rule of thumb for English text; only the estimate before a call uses it, the real count replaces it."""
 
@@ -70,7 +75,7 @@ class RateLimiter:
         """Wait until a request of `tokens` fits both limits, and charge it; raises if it can never fit."""
         if self.tokens_per_minute is not None and tokens > self.tokens_per_minute:
             raise RateLimitError(model=self.model, tokens=tokens, tokens_per_minute=self.tokens_per_minute)
-        ticket = object()
+        ticket, noticed = object(), False
         with self._changed:
             self._queue.append(ticket)
             try:
@@ -84,10 +89,22 @@ class RateLimiter:
                         grant = Grant(at=now, tokens=tokens)
                         self._granted.append(grant)
                         return grant
+                    if wait_s >= NOTICE_S and not noticed:
+                        noticed = True
+                        log.warning(self._notice(wait_s, tokens))
                     self._changed.wait(wait_s)
             finally:
                 self._queue.remove(ticket)
                 self._changed.notify_all()  # the next in line re-checks
+
+    def _notice(self, wait_s: float, tokens: int) -> str:
+        """What a long wait waits for. Holds the lock."""
+        charged = sum(g.tokens for g in self._granted)
+        return (
+            f"model {self.model} waits {wait_s:.0f} s for its rate limit (requests_per_minute="
+            f"{self.requests_per_minute}, tokens_per_minute={self.tokens_per_minute}): the last {self.window_s:.0f} s "
+            f"hold {len(self._granted)} request(s) charged {charged:,} tokens, and this one needs {tokens:,}"
+        )
 
     def settle(self, grant: Grant, tokens: int) -> None:
         """Charge a finished request its real token count instead of the estimate."""

@@ -7,6 +7,7 @@ from the environment variable `model.api_key_env` names, and refuses a URL that 
 
 from __future__ import annotations
 
+import unicodedata
 from urllib.parse import urlsplit, urlunsplit
 
 HIDDEN = "***"
@@ -21,6 +22,8 @@ def secret_parts(url: str) -> list[str]:
     found = []
     if "@" in parts.netloc:
         found.append("a user:password@")
+    if ";" in parts.path:
+        found.append("a ;parameter")
     if parts.query:
         found.append("a query string")
     if parts.fragment:
@@ -36,8 +39,21 @@ def shown_url(url: str) -> str:
         return f"{url.partition('://')[0]}://{HIDDEN}"
     user, at, host = parts.netloc.rpartition("@")
     netloc = f"{HIDDEN}@{host}" if at else host
+    path, semicolon, _ = parts.path.partition(";")
     query, fragment = (HIDDEN if part else "" for part in (parts.query, parts.fragment))
-    return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+    return urlunsplit((parts.scheme, netloc, path + (f";{HIDDEN}" if semicolon else ""), query, fragment))
+
+
+def shape_problem(url: str) -> str | None:
+    """Why `url`, free of secrets, is still no server URL ending in /v1, in words that quote none of it; or None.
+
+    A backslash, a space or a control character is read differently by different URL parsers (`/v1\\@evil/` is a
+    path to one and a host to another)."""
+    if any(char == "\\" or char.isspace() or unicodedata.category(char) in ("Cc", "Cf") for char in url):
+        return "holds a backslash, a space or a control character"
+    if not urlsplit(url).path.rstrip("/").endswith("/v1"):
+        return "does not end in /v1"
+    return None
 
 
 def secret_reason(url: str) -> str:

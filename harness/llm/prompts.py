@@ -26,6 +26,11 @@ def alfworld_react_examples() -> dict[str, str]:
     return json.loads(read_prompt("alfworld/alfworld_3prompts.json"))
 
 
+def alfworld_actor_header() -> str:
+    """The actor's header before the examples."""
+    return read_prompt("alfworld/alfworld_actor_header.txt")
+
+
 def alfworld_base_prompt(prompt_type: str) -> str:
     """Actor header plus the two ReAct examples of the task's type, in Reflexion's order (1 then 0)."""
     examples = alfworld_react_examples()

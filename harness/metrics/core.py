@@ -49,13 +49,20 @@ def pairwise_similarities(memory: Sequence[str]) -> list[list[float]]:
     return [[similarity(row, column) for column in memory] for row in memory]
 
 
+def is_silent(memory: Sequence[str]) -> bool:
+    """Two or more reflections, every one blank: a reflector that wrote nothing, whose memory neither freezes nor
+    stays fresh (its RRR is undefined, and the figure catalogue counts it as silent)."""
+    return len(memory) >= 2 and all(is_blank(reflection) for reflection in memory)
+
+
 def reflection_repetition_rate(memory: Sequence[str], threshold: float = SIMILARITY_THRESHOLD) -> float | None:
     """Share of reflections after the first that repeat some earlier one (ratio >= threshold).
 
-    None when the memory holds fewer than two reflections: there is nothing to repeat, and
-    0 would wrongly read as "never repeats".
+    None when the memory holds fewer than two reflections: there is nothing to repeat, and 0 would wrongly read as
+    "never repeats"; None too when every reflection is blank (`is_silent`): a silent reflector repeats nothing only
+    because it says nothing, and 0 would count its task as a healthy, unfrozen memory.
     """
-    if len(memory) < 2:
+    if len(memory) < 2 or is_silent(memory):
         return None
     return rrr_of_matches(most_similar_earlier(memory, threshold), threshold)
 
@@ -212,6 +219,11 @@ class TaskMetrics(BaseModel):
         None, description="Reflections by task-identity label (on_task, off_task, vacuous); None without a rule."
     )
     malformed: int = Field(0, ge=0, description="Answers the grounded_template parser rejected (0 for other sources).")
+    figures: dict[str, float | None] = Field(
+        default_factory=dict,
+        description="The task's values of the figures measured from each chain's records (harness.metrics.figures), "
+        "its chains pooled; a metrics.json written before a figure existed lacks it.",
+    )
 
     _solved_share = model_validator(mode="before")(classmethod(lambda cls, data: _one_chain_solved_share(data)))
 
@@ -309,14 +321,14 @@ class ConditionMetrics(BaseModel):
         return frozen_share(self.frozen, self.rrr_defined)
 
     @computed_field(  # type: ignore[prop-decorator]
-        description="Solved / tasks and object mention / reflections with 95% Wilson intervals, from the counts (so "
-        "a metrics.json written before it reads the same)."
+        description="Solved / tasks (95% Clopper-Pearson over tasks) and object mention / reflections (95% Wilson "
+        "over reflections), from the counts (so a metrics.json written before it reads the same)."
     )
     @property
     def intervals(self) -> ConditionIntervals:
         m = self.mentions
         return ConditionIntervals(
-            solved=share(self.solved, self.tasks),
+            solved=share(self.solved, self.tasks, "clopper-pearson"),
             strict=share(m.strict, m.reflections),
             normalized=share(m.normalized, m.reflections),
         )

@@ -14,7 +14,14 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.metrics.core import EarlierMatch, frozen_share, is_frozen, most_similar_earlier, rrr_of_matches
+from harness.metrics.core import (
+    EarlierMatch,
+    frozen_share,
+    is_frozen,
+    is_silent,
+    most_similar_earlier,
+    rrr_of_matches,
+)
 from harness.metrics.thresholds import Thresholds
 
 SIMILARITY_GRID = (0.70, 0.75, 0.80, 0.85, 0.90, 0.95)
@@ -74,8 +81,10 @@ def threshold_curves(
     frozen_grid: Sequence[float] = FROZEN_GRID,
 ) -> ThresholdCurves:
     """Both curves of the tasks in `memories` (task -> its chains' memories, reflections in trial order) that have a
-    defined RRR: some chain with two reflections or more, whatever the thresholds."""
-    defined = [[memory for memory in chains if len(memory) >= 2] for chains in memories.values()]
+    defined RRR: some chain with two reflections or more, not all blank, whatever the thresholds."""
+    defined = [
+        [memory for memory in chains if len(memory) >= 2 and not is_silent(memory)] for chains in memories.values()
+    ]
     matches = [[most_similar_earlier(memory) for memory in chains] for chains in defined if chains]
     s, f = thresholds.similarity_threshold, thresholds.frozen_threshold
     return ThresholdCurves(

@@ -24,17 +24,17 @@ def mean_of(value: float | None, count: int) -> str:
 
 
 def task_share(share: TaskShare | None) -> str:
-    """k/n reflections from t tasks, the share and its interval over tasks, or why there is none; "-" when the
-    domain has no rule for it."""
+    """The mean of the tasks' shares over t tasks, the reflections counted, and the interval over tasks: "33% over
+    3 tasks (4/9 reflections; 1%-91%)"; "-" when the domain has no rule for it."""
     if share is None:
         return "-"
     if share.share is None:
         return f"{share.count}/{share.reflections}"
     tasks = f"{share.tasks} task" + ("" if share.tasks == 1 else "s")
-    counts = f"{share.count}/{share.reflections} from {tasks}"
+    counts = f"{share.count}/{share.reflections} reflections"
     if share.low is None or share.high is None:
-        return f"{counts} ({share.share:.0%}; {share.no_interval})"
-    return f"{counts} ({share.share:.0%}; {share.low:.0%}-{share.high:.0%})"
+        return f"{share.share:.0%} over {tasks} ({counts}; {share.no_interval})"
+    return f"{share.share:.0%} over {tasks} ({counts}; {share.low:.0%}-{share.high:.0%})"
 
 
 def repeats(tasks: Sequence[TaskMetrics]) -> str:
@@ -52,6 +52,13 @@ def solved(totals: ConditionMetrics, tasks: Sequence[TaskMetrics]) -> str:
 def frozen(totals: ConditionMetrics) -> str:
     """Frozen tasks / tasks with a defined RRR, the one frozen share; "undefined" when no task has an RRR."""
     return ratio(totals.frozen, totals.rrr_defined) if totals.rrr_defined else "undefined"
+
+
+def silent(tasks: Sequence[TaskMetrics]) -> str:
+    """"; 1 silent": the tasks with a chain of blank reflections only (the `silent` figure), which have no RRR and
+    so stand outside the frozen share; "" without one."""
+    count = sum(1 for task in tasks if task.figures.get("silent"))
+    return f"; {count} silent" if count else ""
 
 
 def headline_solved(totals: ConditionMetrics) -> str:

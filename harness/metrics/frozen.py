@@ -1,9 +1,11 @@
 """Which tasks' memory froze (RRR >= the frozen threshold): of a mapping of memories, or of a condition in the
-records of an earlier run of ours."""
+records of an earlier run of ours; and chains frozen by their length."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, is_frozen, reflection_repetition_rate
 from harness.records import TrialRecord
@@ -43,3 +45,31 @@ def frozen_in_records(
         if rates and is_frozen(sum(rates) / len(rates), frozen_threshold):
             frozen.append(task)
     return sorted(frozen)
+
+
+class LengthStratum(BaseModel):
+    """Chains of one length (reflections written) and how many of them froze."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reflections: int = Field(ge=2, description="Reflections in each chain of the stratum.")
+    chains: int = Field(ge=0, description="Chains of that length with a defined RRR (silent ones left out).")
+    frozen: int = Field(ge=0, description="Of them, those whose RRR is at the frozen threshold or above.")
+
+
+def frozen_by_length(
+    memories: Iterable[Sequence[str]],
+    similarity_threshold: float = SIMILARITY_THRESHOLD,
+    frozen_threshold: float = FROZEN_THRESHOLD,
+) -> list[LengthStratum]:
+    """Chains (each a memory, its reflections in order) grouped by their number of reflections, each group's frozen
+    count: RRR takes few values on a short chain (0, 1/2 or 1 with 3 reflections), so the pooled frozen share moves
+    with the lengths a condition's successes leave, and the strata show it apart from them."""
+    counts: dict[int, list[int]] = {}
+    for memory in memories:
+        rate = reflection_repetition_rate(memory, similarity_threshold)
+        if rate is not None:
+            stratum = counts.setdefault(len(memory), [0, 0])
+            stratum[0] += 1
+            stratum[1] += is_frozen(rate, frozen_threshold)
+    return [LengthStratum(reflections=n, chains=c, frozen=f) for n, (c, f) in sorted(counts.items())]

@@ -1,27 +1,37 @@
-"""Paired tests of two conditions over the same tasks: McNemar's exact test on solved, a paired permutation test on
-per-task values, the mean paired difference with a bootstrap interval over tasks, and Holm across conditions.
+"""Paired tests of two conditions over the same tasks: McNemar's exact test on solved, the paired permutation test on
+per-task values, the mean paired difference with the interval that inverts the permutation test, and Holm.
 
 Pure functions over per-task values ({task_id: value}); pairing is by task id. A task on one side only, or whose
-value is undefined on either side, is dropped and counted, never imputed.
+value is undefined (None or NaN) on either side, is dropped and counted, never imputed.
 
 Why a paired permutation test (sign flips of the per-task differences) rather than Wilcoxon's signed-rank test:
-its statistic is the mean difference, the same quantity the bootstrap interval estimates, so test and interval speak
-of one effect; and per-task RRR and identity rates are shares with many ties and zero differences (RRR 0 on both
-sides is common), which Wilcoxon handles only by a choice of `zero_method` that moves its p-value, while sign flips
-are exact under the null of exchangeable signs whatever the ties. With 2**n <= `n_resamples` scipy enumerates every
-sign pattern (an exact p); above that it draws `n_resamples` of them at random from a seeded generator.
+its statistic is the mean difference, the quantity the interval estimates, so test and interval speak of one effect
+(the interval is the set of shifts the test keeps: harness.metrics.sign_flip); and per-task RRR and identity rates
+are shares with many ties and zero differences (RRR 0 on both sides is common), which Wilcoxon handles only by a
+choice of `zero_method` that moves its p-value, while sign flips are exact under the null of exchangeable signs
+whatever the ties. With 2**n <= `n_resamples` every sign pattern is enumerated (an exact p); above that
+`n_resamples` of them are drawn at random from a seeded generator.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+import math
 from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.metrics.fisher import holm
-from harness.metrics.task_bootstrap import CONFIDENCE_LEVEL, N_RESAMPLES, SEED, task_bootstrap
+from harness.metrics.intervals import CONFIDENCE
+from harness.metrics.sign_flip import (
+    MIN_TASKS_FOR_INTERVAL,
+    N_RESAMPLES,
+    SEED,
+    alike_interval,
+    sign_flip_intervals,
+    sign_flip_p,
+)
 
 ALPHA = 0.05
 """Significance level of every paired test (on the Holm-adjusted p)."""
@@ -31,6 +41,9 @@ ZERO_DIFFERENCE = 1e-9
 to rounding (1.5e-17), far below the smallest nonzero sum shares can make."""
 
 PairedTestName = Literal["mcnemar_exact", "paired_permutation"]
+NoInterval = Literal["too few tasks", "tasks alike"]
+"""Why a difference has no interval: fewer than MIN_TASKS_FOR_INTERVAL paired tasks; or every task's difference the
+same on a measure without known bounds (with bounds, `alike_interval` gives one)."""
 
 TEST_NOTES: dict[PairedTestName, str] = {
     "mcnemar_exact": "McNemar's exact test (two-sided binomial test of the discordant tasks at 1/2)",
@@ -49,8 +62,12 @@ class PairedDifference(BaseModel):
     control_mean: float | None = Field(description="Mean of the control's per-task values over the paired tasks.")
     condition_mean: float | None = Field(description="Mean of the condition's per-task values over the paired tasks.")
     difference: float | None = Field(description="Mean of (condition - control) over the paired tasks.")
-    ci_low: float | None = Field(description="Bootstrap interval of `difference`; None below 3 tasks or no variance.")
+    ci_low: float | None = Field(
+        description="The interval of `difference` that inverts the permutation test (or, every difference alike, "
+        "an exact bound); None with `no_interval`."
+    )
     ci_high: float | None = Field(description="Upper end of the same interval.")
+    no_interval: NoInterval | None = Field(None, description="Why there is no interval; None when there is one.")
     test: PairedTestName = Field(description="The test that gave `p`.")
     discordant: tuple[int, int] | None = Field(
         None, description="McNemar only: tasks solved by the condition alone, and by the control alone."
@@ -58,13 +75,15 @@ class PairedDifference(BaseModel):
     p: float | None = Field(description="Two-sided p of `test`; None without a paired task.")
 
 
+def _defined(*values: float | None) -> bool:
+    return all(value is not None and not math.isnan(value) for value in values)
+
+
 def paired_values(
     control: Mapping[str, float | None], condition: Mapping[str, float | None]
 ) -> tuple[list[str], int]:
     """Task ids with a value on both sides (sorted), and how many tasks of either side were dropped."""
-    both = sorted(
-        task for task in control.keys() & condition.keys() if control[task] is not None and condition[task] is not None
-    )
+    both = sorted(task for task in control.keys() & condition.keys() if _defined(control[task], condition[task]))
     return both, len(control.keys() | condition.keys()) - len(both)
 
 
@@ -84,37 +103,65 @@ def _mean_statistic(sample: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def paired_permutation_p(differences: Sequence[float], n_resamples: int = N_RESAMPLES, seed: int = SEED) -> float:
-    """Two-sided p of the mean difference under random sign flips; 1 when the mean difference is 0 (every sign
-    pattern is as extreme: scipy's tie tolerance is relative to the observed mean, so at 0 the rounding noise of the
-    resampled means would decide the ties), or for one task (its two signs are equally extreme; scipy refuses a
-    single observation)."""
-    from scipy.stats import permutation_test
-
+    """Two-sided p of the mean difference under random sign flips (harness.metrics.sign_flip); 1 when the mean
+    difference is 0 (every sign pattern is as extreme: the tie tolerance is relative to the observed mean, so at 0
+    the rounding noise of the resampled means would decide the ties), or for one task (its two signs are equally
+    extreme). A difference that is not a finite number is refused (ValueError), never read as extreme."""
     values = np.asarray(differences, dtype=float)
     if len(values) < 2 or abs(values.sum()) <= ZERO_DIFFERENCE * np.abs(values).sum():
+        if not np.all(np.isfinite(values)):
+            return sign_flip_p(values)  # raises, naming the value
         return 1.0
-    # With one sample, permutation_type="samples" flips the sign of each paired difference (x - y against y - x).
-    result = permutation_test(
-        (values,),
-        _mean_statistic,
-        permutation_type="samples",
-        vectorized=True,
-        n_resamples=n_resamples,
-        alternative="two-sided",
-        rng=np.random.default_rng(seed),
-    )
-    return min(1.0, float(result.pvalue))
+    return sign_flip_p(values, n_resamples, seed)
 
 
-def bootstrap_interval(
+def difference_interval(
     differences: Sequence[float],
-    confidence_level: float = CONFIDENCE_LEVEL,
+    bounds: tuple[float, float] | None = None,
+    confidence: float = CONFIDENCE,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
-) -> tuple[float, float] | None:
-    """BCa bootstrap interval of the mean over tasks (harness.metrics.task_bootstrap), or None below
-    `MIN_TASKS_FOR_INTERVAL` tasks or when every difference is equal."""
-    return task_bootstrap([differences], _mean_statistic, confidence_level, n_resamples, seed)
+) -> tuple[tuple[float, float] | None, NoInterval | None]:
+    """The interval of the mean difference, or None and why: below MIN_TASKS_FOR_INTERVAL tasks, none; every
+    difference alike, the exact bound of `alike_interval` where the differences' `bounds` are known; otherwise the
+    sign-flip interval (harness.metrics.sign_flip)."""
+    low, high, why = difference_intervals(np.asarray([differences], dtype=float), bounds, confidence, n_resamples, seed)
+    if why[0] is not None:
+        return None, why[0]
+    return (float(low[0]), float(high[0])), None
+
+
+def difference_intervals(
+    studies: np.ndarray,
+    bounds: tuple[float, float] | None = None,
+    confidence: float = CONFIDENCE,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    min_tasks: int = MIN_TASKS_FOR_INTERVAL,
+) -> tuple[np.ndarray, np.ndarray, list[NoInterval | None]]:
+    """`difference_interval` of each row of `studies` (one study's differences per row), at once: the lower and
+    upper ends (NaN where none) and why there is none (None where there is one). `min_tasks`: the floor (lowered
+    only to measure what the interval would cover below it: benchmarks/interval_coverage.py)."""
+    count, tasks = studies.shape
+    low, high = np.full(count, np.nan), np.full(count, np.nan)
+    why: list[NoInterval | None] = ["too few tasks"] * count
+    if tasks < min_tasks:
+        return low, high, why
+    alike = np.ptp(studies, axis=1) == 0
+    varied = np.flatnonzero(~alike)
+    found = sign_flip_intervals(studies[varied], confidence, n_resamples, seed)
+    if found is None:  # no sign pattern is rare enough at this size: the floor is the test's own
+        return low, high, why
+    low[varied], high[varied] = found
+    for i in varied:
+        why[i] = None
+    for i in np.flatnonzero(alike):
+        if bounds is None:
+            why[i] = "tasks alike"
+        else:
+            low[i], high[i] = alike_interval(float(studies[i, 0]), tasks, bounds, confidence)
+            why[i] = None
+    return low, high, why
 
 
 def _is_binary(values: Sequence[float]) -> bool:
@@ -125,14 +172,16 @@ def paired_difference(
     control: Mapping[str, float | None],
     condition: Mapping[str, float | None],
     binary: bool = False,
-    confidence_level: float = CONFIDENCE_LEVEL,
+    bounds: tuple[float, float] | None = None,
+    confidence_level: float = CONFIDENCE,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
 ) -> PairedDifference:
     """The condition against the control over their shared tasks.
 
     `binary` (solved): McNemar's exact test while every per-task value is 0 or 1 (one repeat); once repeats make
-    them shares the paired permutation test is used instead, and `test` says so.
+    them shares the paired permutation test is used instead, and `test` says so. `bounds`: the range of a per-task
+    value where it is known (a share: 0 to 1), for the interval when every difference is alike.
     """
     tasks, dropped = paired_values(control, condition)
     a = [float(control[task]) for task in tasks]  # type: ignore[arg-type]
@@ -143,14 +192,15 @@ def paired_difference(
     if not tasks:
         return PairedDifference(
             n=0, dropped=dropped, control_mean=None, condition_mean=None, difference=None,
-            ci_low=None, ci_high=None, test=test, p=None,
+            ci_low=None, ci_high=None, no_interval=None, test=test, p=None,
         )  # fmt: skip
     discordant, p = None, None
     if mcnemar:
         discordant, p = mcnemar_exact([x == 1.0 for x in a], [y == 1.0 for y in b])
     else:
         p = paired_permutation_p(differences, n_resamples, seed)
-    interval = bootstrap_interval(differences, confidence_level, n_resamples, seed)
+    spread = None if bounds is None else (bounds[0] - bounds[1], bounds[1] - bounds[0])
+    interval, no_interval = difference_interval(differences, spread, confidence_level, n_resamples, seed)
     return PairedDifference(
         n=len(tasks),
         dropped=dropped,
@@ -159,6 +209,7 @@ def paired_difference(
         difference=float(np.mean(differences)),
         ci_low=interval[0] if interval else None,
         ci_high=interval[1] if interval else None,
+        no_interval=no_interval,
         test=test,
         discordant=discordant,
         p=p,

@@ -14,7 +14,8 @@ from harness.metrics.core import (
     condition_metrics,
     task_metrics,
 )
-from harness.metrics.figures import mean_first_solving_trial
+from harness.metrics.chain_values import mean_first_solving_trial
+from harness.metrics.figures import condition_figures, measured_per_chain
 from harness.metrics.fisher import PairwiseFisher, pairwise_fisher
 from harness.metrics.spearman import SPEARMAN_CONVENTIONS, SpearmanResult, spearman_rrr_vs_trials
 from harness.metrics.identity import IdentityCounts, identity_counts
@@ -52,6 +53,15 @@ class ConditionReport(BaseModel):
     @property
     def first_solving_trial(self) -> float | None:
         return mean_first_solving_trial(self.tasks)
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="Every figure of the catalogue (harness.metrics.figures) by name: its value per task aggregated "
+        "over tasks as the catalogue declares. From `totals` and `tasks`, so an older metrics.json reads it (a "
+        "figure measured per chain is None there when the file was written before it existed)."
+    )
+    @property
+    def figures(self) -> dict[str, float | None]:
+        return condition_figures(self.totals, self.tasks)
 
 
 class RunMetrics(BaseModel):
@@ -122,10 +132,12 @@ def condition_report(
             thresholds.frozen_threshold,
         )
 
-    tasks = [
-        pool_repeats([chain(task, by_chain[task][k]) for k in sorted(by_chain[task])], thresholds.frozen_threshold)
-        for task in sorted(by_chain)
-    ]
+    def task(task_id: str) -> TaskMetrics:
+        chains = [sorted(by_chain[task_id][k], key=lambda r: r.trial) for k in sorted(by_chain[task_id])]
+        pooled = pool_repeats([chain(task_id, records) for records in chains], thresholds.frozen_threshold)
+        return pooled.model_copy(update={"figures": measured_per_chain(chains, thresholds)})
+
+    tasks = [task(task_id) for task_id in sorted(by_chain)]
     pairs = spearman_pairs(tasks)
     return ConditionReport(
         condition=condition,

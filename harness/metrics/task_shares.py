@@ -1,10 +1,13 @@
-"""Shares of reflections (a task-identity label, an object mention) with intervals that resample tasks.
+"""Shares of reflections (a task-identity label, an object mention) as a mean over tasks, with an interval over tasks.
 
-A condition's share is its reflections with the label over its reflections, summed over tasks. The reflections of one
-task are written about one task by one model and are alike, so the unit that varies independently is the task: the
-interval is harness.metrics.task_bootstrap's over tasks (a task's count and reflections resampled together, the
-share of each resample its sum over its sum). A Wilson interval over reflections (metrics.json's) treats them as
-independent and is narrower than the tasks support: 9 of 9 reflections from 3 tasks is 70%-100% by Wilson.
+A task's share is its reflections with the label over its reflections; a condition's share is the mean of its tasks'
+shares, so each task counts once (as in every other figure, and as the effects pair it), whatever number of
+reflections its failures made it write: the reflections pooled would weight a task by how often it failed. The
+reflections of one task are written about one task by one model and are alike, so the unit that varies independently
+is the task: the interval is Clopper-Pearson's over tasks (harness.metrics.intervals.clopper_pearson), exact for
+tasks whose shares are 0 or 1 and conservative between. A Wilson interval over reflections (metrics.json's) treats
+them as independent and is narrower than the tasks support: 9 of 9 reflections from 3 tasks is 70%-100% by Wilson,
+29%-100% over the 3 tasks.
 """
 
 from __future__ import annotations
@@ -12,35 +15,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.metrics.core import TaskMetrics
-from harness.metrics.task_bootstrap import (
-    CONFIDENCE_LEVEL,
-    MIN_TASKS_FOR_INTERVAL,
-    N_RESAMPLES,
-    SEED,
-    task_bootstrap,
-    tasks_alike,
-)
+from harness.metrics.intervals import CONFIDENCE, clopper_pearson
 from harness.records.identity import IDENTITY_LABELS
 
-NoInterval = Literal["no reflections", "too few tasks", "tasks alike", "undefined"]
-"""Why a share has no interval: no reflection; fewer than MIN_TASKS_FOR_INTERVAL tasks with one; every task's
-share the same (no spread between tasks to resample); or a bootstrap that gave no finite bounds."""
+NoInterval = Literal["no reflections"]
+"""Why a share has no interval: no task wrote a reflection."""
 
 
 class TaskShare(BaseModel):
-    """`count` of `reflections` reflections from `tasks` tasks, with a bootstrap interval resampling the tasks."""
+    """`count` of `reflections` reflections from `tasks` tasks: the mean of the tasks' shares, with its interval
+    over tasks."""
 
     model_config = ConfigDict(frozen=True)
 
     count: int = Field(ge=0, description="Reflections with the label (or naming the object), over every task.")
-    reflections: int = Field(ge=0, description="Reflections written (the denominator), over every task.")
-    tasks: int = Field(ge=0, description="Tasks with at least one reflection: the units the interval resamples.")
-    share: float | None = Field(description="count / reflections; None without reflections.")
-    low: float | None = Field(description="Lower end of the interval over tasks; None with `no_interval`.")
+    reflections: int = Field(ge=0, description="Reflections written, over every task.")
+    tasks: int = Field(ge=0, description="Tasks with at least one reflection: the units of the share and interval.")
+    share: float | None = Field(description="Mean over `tasks` of each one's count / reflections; None without one.")
+    low: float | None = Field(description="Lower end of the 95% interval over tasks; None with `no_interval`.")
     high: float | None = Field(description="Upper end of the same interval.")
     no_interval: NoInterval | None = Field(description="Why there is no interval; None when there is one.")
 
@@ -57,38 +52,23 @@ class ConditionTaskShares(BaseModel):
     normalized: TaskShare = Field(description="Reflections naming the object by the normalized rule.")
 
 
-def _share_of_sums(counts: np.ndarray, reflections: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.sum(counts, axis=axis) / np.sum(reflections, axis=axis)
-
-
-def task_share(
-    per_task: Sequence[tuple[int, int]],
-    confidence_level: float = CONFIDENCE_LEVEL,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-) -> TaskShare:
-    """(count, reflections) per task as one share with its bootstrap interval over tasks. Tasks without a
-    reflection hold nothing to resample and are left out of `tasks`."""
+def task_share(per_task: Sequence[tuple[int, int]], confidence: float = CONFIDENCE) -> TaskShare:
+    """(count, reflections) per task as the mean of the tasks' shares with its interval over tasks. Tasks without
+    a reflection have no share and are left out of `tasks`."""
     written = [(count, n) for count, n in per_task if n > 0]
     count, reflections = sum(c for c, _ in written), sum(n for _, n in written)
     if not written:
         return TaskShare(count=0, reflections=0, tasks=0, share=None, low=None, high=None, no_interval="no reflections")
-    samples = [[c for c, _ in written], [n for _, n in written]]
-    interval = task_bootstrap(samples, _share_of_sums, confidence_level, n_resamples, seed)
-    why: NoInterval | None = None
-    if interval is None:
-        if len(written) < MIN_TASKS_FOR_INTERVAL:
-            why = "too few tasks"
-        else:
-            why = "tasks alike" if tasks_alike(samples, _share_of_sums) else "undefined"
+    total = min(float(sum(c / n for c, n in written)), float(len(written)))  # a sum of ones may round above n
+    low, high = clopper_pearson(total, len(written), confidence)
     return TaskShare(
         count=count,
         reflections=reflections,
         tasks=len(written),
-        share=count / reflections,
-        low=interval[0] if interval else None,
-        high=interval[1] if interval else None,
-        no_interval=why,
+        share=total / len(written),
+        low=low,
+        high=high,
+        no_interval=None,
     )
 
 

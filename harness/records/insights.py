@@ -137,6 +137,12 @@ class CritiqueStep(BaseModel):
     critique: Critique
     raw_answer: str
     operations: list[Operation] = Field(description="The operations parsed from the answer, in answer order.")
+    screened_out: list[Operation] = Field(
+        default_factory=list,
+        description="Operations ExpeL's screening dropped before counting: an ADD containing a rule, an AGREE or "
+        "REMOVE naming none, an EDIT past the end of the list or (a departure: ExpeL fails there) EDIT 0 on an "
+        "empty list.",
+    )
     prompt_full: bool = Field(description="The request asked to focus on REMOVE (max_num_rules rules or more).")
     list_full: bool = Field(description="REMOVE counted -3 (max_num_rules + 5 rules or more before the step).")
     rules: list[tuple[str, int]] = Field(description="The rule list after the step: (text, count), in order.")

@@ -11,10 +11,13 @@ The registry sits at the bottom layer so that every package, the record schema i
 from __future__ import annotations
 
 import importlib
+import signal
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from importlib.metadata import entry_points
+from types import FrameType
 from typing import Any, Generic, TypeVar
 
 from harness.errors import HarnessError, visible
@@ -82,7 +85,46 @@ def _reason(error: BaseException) -> str:
     """Why an entry did not load, its control characters shown: the warning goes to a terminal as it is."""
     if isinstance(error, SystemExit):
         return f"it called sys.exit({error.code!r}) as it was imported"
+    if isinstance(error, KeyboardInterrupt):
+        return "it raised KeyboardInterrupt as it was imported, with no Ctrl-C pressed"
     return visible(str(error))
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextmanager
+def _stop_signals_noted() -> Iterator[list[int]]:
+    """The stop signals (Ctrl-C, SIGTERM, SIGHUP) handled during the block, each handled as before: a
+    KeyboardInterrupt or an exit that a plugin's import raises with none arrived is the plugin's doing, not the
+    user's stop. Outside the main thread none can arrive there: Python runs signal handlers in the main thread."""
+    arrived: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield arrived
+        return
+    previous = {number: signal.getsignal(number) for number in _STOP_SIGNALS}
+
+    def noted(handler: Callable[[int, FrameType | None], Any]) -> Callable[[int, FrameType | None], Any]:
+        def note(number: int, frame: FrameType | None) -> Any:
+            arrived.append(number)
+            return handler(number, frame)
+
+        return note
+
+    for number, handler in previous.items():
+        if callable(handler):  # Python's own handlers (Ctrl-C's KeyboardInterrupt) and the harness's
+            signal.signal(number, noted(handler))
+    try:
+        yield arrived
+    finally:
+        for number, handler in previous.items():
+            if callable(handler):
+                signal.signal(number, handler)
+
+
+@contextmanager
+def _nothing_noted() -> Iterator[list[int]]:
+    yield []
 
 
 def _default_unknown(noun: str) -> Callable[[str, list[str]], str]:
@@ -197,15 +239,20 @@ class Registry(Generic[T]):
             return self._values[name]
         entry = self._entries[name]
         # Whatever an installed package's module raises is its own failure, sys.exit() at its import included (a
-        # script's last line left in a module), which would otherwise end every command quietly; the harness's own
-        # fail only as named.
-        failures = (Exception, SystemExit) if name in self._plugins else (ImportError, AttributeError, ValueError)
-        try:
-            found: Any = entry.load()
-        except failures as error:
-            raise RegistryLoadError(
-                f"{self.noun} {name!r} could not be loaded from {entry.reference!r}: {_reason(error)}."
-            ) from error
+        # script's last line left in a module), which would otherwise end every command quietly, and a
+        # KeyboardInterrupt it raises itself, which would read as the user's Ctrl-C; a stop signal that arrives
+        # meanwhile stays the user's. The harness's own fail only as named.
+        plugin = name in self._plugins
+        failures = (Exception, SystemExit, KeyboardInterrupt) if plugin else (ImportError, AttributeError, ValueError)
+        with (_stop_signals_noted() if plugin else _nothing_noted()) as arrived:
+            try:
+                found: Any = entry.load()
+            except failures as error:
+                if arrived:
+                    raise
+                raise RegistryLoadError(
+                    f"{self.noun} {name!r} could not be loaded from {entry.reference!r}: {_reason(error)}."
+                ) from error
         if name in self._plugins and self._from_entry_point is not None:
             found = self._from_entry_point(found)
             if found is None:  # the entry point offers nothing here (a domain without a record model)

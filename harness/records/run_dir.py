@@ -14,6 +14,8 @@ from pathlib import Path
 
 from harness.errors import ConfigError
 from harness.records import MANIFEST_FILE, TRIALS_FILE, read_manifest
+from harness.records.propagation import ENTRY_FILE, REACH_FILE
+from harness.records.propagation import RESULT_FILE as PROPAGATION_FILE
 from harness.records.whole_file import temporary_of
 
 # What a run directory may hold before its first manifest: the lock, the log, the records (kept or refused by the
@@ -112,6 +114,16 @@ def run_holding(path: Path) -> tuple[Path, str] | None:
     return None
 
 
+def check_in_no_run(path: Path, label: str, consequence: str) -> None:
+    """ConfigError when `path` is, or is inside, a run's directory: what a command writes there would land among
+    that run's files. `consequence` ends the sentence: what would happen, and what to give instead."""
+    found = run_holding(path)
+    if found is not None:
+        directory, held = found
+        where = "" if directory == Path(os.path.realpath(path)) else f"inside {directory}, "
+        raise ConfigError(f"{label} {path} is {where}a run's directory (it holds {held}), {consequence}.")
+
+
 def check_not_inside_run(path: Path, label: str) -> None:
     """Refuse `path` when a directory above it holds a run (its manifest or records): a run written inside another
     run's directory would mix its files into that run's, and be copied, moved or deleted with it.
@@ -143,6 +155,15 @@ def _can_create_in(directory: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+def run_marker(scenario: object) -> str:
+    """The file that makes a directory a run's: a plant-and-trace study's propagation.json, an entry study's
+    entry.json, a reach study's reach.json (they write no manifest, and the same command runs them again, their
+    cache answering what was asked), else the manifest. `scenario`: the
+    config's `scenario.name`, if any."""
+    markers = {"propagation": PROPAGATION_FILE, "propagation_entry": ENTRY_FILE, "propagation_reach": REACH_FILE}
+    return markers.get(str(scenario), MANIFEST_FILE)
 
 
 def check_run_dir_contents(

@@ -37,6 +37,11 @@ class Timing(BaseModel):
         None, description="CPU seconds of the environment itself (ALFWorld's engine); None where it is not measured."
     )
     llm_s: float = Field(0.0, description="Seconds spent waiting on the LLM in this process (cache hits are near 0).")
+    engine_wait_s: float | None = Field(
+        None,
+        description="Seconds of env_s the trial's steps queued for an engine worker busy with another episode's step "
+        "(env.engine_workers); None where the engine runs in the run's process, and in records written before.",
+    )
 
 
 class TrialRecord(BaseModel):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from abc import ABC, abstractmethod
 from typing import Any, Callable, ClassVar, TypeVar
 
@@ -69,18 +70,38 @@ class ReflectionSource(ABC):
 
 
 class SourceOutputError(HarnessError):
-    """A source's reflect() returned something other than a Reflection (a plugin's mistake)."""
+    """A source's reflect() returned something other than a Reflection, or a plugin's source raised."""
 
 
-def checked_reflection(found: object, source: ReflectionSource, condition: str, task_id: str, trial: int) -> Reflection:
-    """`found`, what `source.reflect` returned, if it is a Reflection; SourceOutputError naming the source otherwise.
+def checked_reflection(
+    reflect: Callable[[], object], source: ReflectionSource, condition: str, task_id: str, trial: int
+) -> Reflection:
+    """What `reflect()` (`source.reflect` on one trial) returns, if it is a Reflection; SourceOutputError naming the
+    source otherwise, and when a source from outside the harness raises anything but a harness error.
 
-    A plugin's source is the harness's only code not under its tests, and what it returns goes into a record.
+    A plugin's source is the harness's only code not under its tests, and what it returns goes into a record; its
+    exception's message goes to the terminal as one sentence, its control characters shown (Hydra's traceback would
+    print them as they are).
     """
+    where = f"reflection source {source.name!r} (condition {condition})"
+    # A KeyboardInterrupt outside the main thread is never the user's (Python delivers signals to the main thread),
+    # and sys.exit() on a trial's thread would end the run without a word.
+    caught = (Exception, SystemExit) if threading.current_thread() is threading.main_thread() else BaseException
+    try:
+        found = reflect()
+    except HarnessError:
+        raise
+    except caught as error:
+        if type(source).__module__.split(".")[0] == "harness":
+            raise  # the harness's own bug: its traceback
+        raise SourceOutputError(
+            f"{where} raised {type(error).__name__} on task {task_id} trial {trial}: {str(error).rstrip('.')}; it is "
+            "the source's failure, not the harness's."
+        ) from error
     if isinstance(found, Reflection):
         return found
     raise SourceOutputError(
-        f"reflection source {source.name!r} (condition {condition}) returned a {type(found).__name__} for task "
+        f"{where} returned a {type(found).__name__} for task "
         f"{task_id} trial {trial}, not a harness.reflection.Reflection; its reflect() must return one."
     )
 

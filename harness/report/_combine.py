@@ -1,5 +1,5 @@
-"""How several runs become one report: same-named conditions are pooled when their domain, models and thresholds
-match and no task is in more than one of them.
+"""How several runs become one report: same-named conditions are pooled when their domain, models, thresholds and
+repeats match and no task is in more than one of them.
 
 A sweep writes one condition per job, and a condition may be run more than once. Pooling runs made with other
 models or in another domain would mix two experiments, pooling runs measured at other thresholds would add tasks
@@ -7,7 +7,9 @@ frozen by two rules into one count under one rule's name, and pooling runs of th
 in one denominator, so such a condition is kept apart, one row per run, each labelled with the run(s) it comes from.
 Runs at other thresholds are kept apart rather than measured again at one: each run's figures stay the ones its own
 summary, metrics.json and threshold settings give (a run read from metrics.json alone could not be measured again),
-as the effects refuse to pair them (harness.report._effects); the labels name each row's thresholds.
+as the effects refuse to pair them (harness.report._effects); the labels name each row's thresholds. Runs of other
+`experiment.repeats` are kept apart too: a task solved in some of 3 chains (pass@3) and one solved in its only chain
+(pass@1) are different events, and one share over both would mean neither.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from harness.metrics.run import ConditionReport
 COMBINING_RULE = (
     "Conditions with the same name from different runs are pooled (their tasks counted together) when they ran in "
     "the same domain with the same actor and reflector models, were measured at the same thresholds "
-    "(metrics.similarity_threshold, metrics.frozen_threshold) and have no task in more than one run; otherwise each "
+    "(metrics.similarity_threshold, metrics.frozen_threshold), played the same number of repeats "
+    "(experiment.repeats) and have no task in more than one run; otherwise each "
     "is kept apart and labelled with the run(s) it comes from, so no task counts twice in one row and no row counts "
     "by two rules."
 )
@@ -54,10 +57,11 @@ class ReportCondition(BaseModel):
 
 def combine(runs: Sequence[RunData]) -> list[ReportCondition]:
     """The report's conditions, in order of first appearance over the runs."""
-    groups: dict[tuple[str, str, str, str | None, Thresholds], list[tuple[str, ConditionReport]]] = {}
+    groups: dict[tuple[str, str, str, str | None, Thresholds, int], list[tuple[str, ConditionReport]]] = {}
     for run in runs:
         for report in run.metrics.conditions:
-            key = (report.condition, report.actor_model, report.reflector_model, run.domain, run.metrics.thresholds)
+            thresholds = run.metrics.thresholds
+            key = (report.condition, report.actor_model, report.reflector_model, run.domain, thresholds, _repeats(report))
             groups.setdefault(key, []).append((run.name, report))
     rows = []
     for key, parts in groups.items():
@@ -68,7 +72,7 @@ def combine(runs: Sequence[RunData]) -> list[ReportCondition]:
     # Parts of a condition kept apart sit next to each other, in order of the condition's first appearance.
     order = list(dict.fromkeys(key[0] for key, _, _ in rows))
     combined = []
-    for (condition, actor, reflector, domain, thresholds), parts, same_tasks in sorted(
+    for (condition, actor, reflector, domain, thresholds, _), parts, same_tasks in sorted(
         rows, key=lambda row: order.index(row[0][0])
     ):
         names = [name for name, _ in parts]
@@ -91,6 +95,11 @@ def combine(runs: Sequence[RunData]) -> list[ReportCondition]:
             )
         )
     return combined
+
+
+def _repeats(report: ConditionReport) -> int:
+    """The run's repeats as its tasks played them: the most chains of any task (a resumed run may be short of some)."""
+    return report.totals.repeats
 
 
 def _label(condition: str, runs: list[str], thresholds: Thresholds, several_thresholds: bool) -> str:
@@ -116,7 +125,7 @@ SAME_TASKS = "the same tasks"
 
 
 def kept_apart(conditions: Sequence[ReportCondition]) -> dict[str, list[ReportCondition]]:
-    """Why same-named conditions were kept apart ("domains", "models", "thresholds", or several of them joined by
+    """Why same-named conditions were kept apart ("domains", "models", "thresholds", "repeats", or several joined by
     "and", differ; or SAME_TASKS: runs of the same domain, models and thresholds that share tasks), each with its
     parts, in report order: only what really differs between the parts is named."""
     parts: dict[str, list[ReportCondition]] = {}
@@ -135,6 +144,7 @@ def kept_apart(conditions: Sequence[ReportCondition]) -> dict[str, list[ReportCo
                 ("domains", {c.domain for c in same_name}),
                 ("models", {(c.actor_model, c.reflector_model) for c in same_name}),
                 ("thresholds", {c.thresholds for c in same_name}),
+                ("repeats", {c.totals.repeats for c in same_name}),
             )
             if len(values) > 1
         ]

@@ -95,8 +95,9 @@ def domain_section(found: DomainDiagnosis) -> Section:
                   + (", ".join(f"{k} {v}" for k, v in found.categories.items()) or "none scored") + "."),
         Paragraph("Scored by ", *[part for rule in found.rules for part in (Code(rule), " ")],
                   "(ground truth computed from the environment, never shown to a condition). Each cell: reflections "
-                  "scoring 1 / reflections where the measure is defined (share; 95% bootstrap interval resampling "
-                  "tasks). The chance row is the expectation of a step drawn uniformly from the trial's steps."),
+                  "scoring 1 / reflections where the measure is defined (the mean over tasks of each task's share; "
+                  "its 95% interval over tasks). The chance row is the expectation of a step drawn uniformly from the "
+                  "trial's steps."),
         rows_table(found.rows),
     ]
     if found.unscored:

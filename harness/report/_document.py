@@ -20,8 +20,9 @@ from harness.records import describe_outside
 from harness.report._diagnosis_section import runs_diagnosis_section
 from harness.report._combine import COMBINING_RULE, SAME_TASKS, ReportCondition, kept_apart
 from harness.report._cost_section import cost_section
-from harness.report._effects_section import effects_section
+from harness.report._effects_section import effects_section, held_out_note
 from harness.report._fisher_section import fisher_section
+from harness.report._frozen_length_section import frozen_length_section
 from harness.report._insights_section import insights_section
 from harness.report._plots import RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION
 from harness.report._run_on_section import run_on_rows, run_on_section
@@ -132,7 +133,7 @@ def plots_section(table: Sequence[ConditionReport]) -> Section:
             [Link.to_path("RRR against trials played", RRR_VS_TRIALS), ": per task, filled when solved."],
             [
                 Link.to_path("Solved and object mention", SOLVED_AND_MENTION),
-                ": shares with 95% Wilson intervals.",
+                ": shares with 95% Clopper-Pearson intervals over tasks.",
             ],
         ]
     )
@@ -170,11 +171,12 @@ def report_document(
         Paragraph("Written by ", Code("reflexion-report"), " from the runs' records; nothing was rerun."),
         runs_section(runs, out_dir),
         conditions_section(runs, conditions, table),
+        frozen_length_section(runs, conditions),
         run_on_section(run_on_rows(runs)),
         plots_section(table),
         threshold_section(runs, curves, report_thresholds(runs)),
         fisher_section(fisher),
-        effects_section(*effects, control=CONTROL),
+        effects_section(*effects, control=CONTROL, held_out=held_out_note(runs, conditions, CONTROL)),
         runs_diagnosis_section(runs),
         cost_section(runs, conditions),
     ]

@@ -34,6 +34,9 @@ def report_effects(
         listed = ", ".join(map(str, thresholds))
         return None, f"The runs measure RRR at different similarity thresholds ({listed}): no single effect."
     by_name = {run.name: run for run in runs}
+    # The runs' designs declare the primary measure; runs of designs that disagree have none, and every row is one
+    # Holm family.
+    primaries = {run.primary_measure for run in runs}
     parts = [
         group_chains(
             (r for r in by_name[name].records if r.condition == condition.condition),
@@ -43,7 +46,8 @@ def report_effects(
         for condition in conditions
         for name in condition.runs
     ]
-    result = effects_of_chains(merge_chains(parts), controls[0].label, thresholds[0])
+    primary = primaries.pop() if len(primaries) == 1 else None
+    result = effects_of_chains(merge_chains(parts), controls[0].label, thresholds[0], primary=primary)
     if result is None:
         return None, f"{control} has no trial record (its run holds metrics.json only): nothing to pair."
     if not result.rows:

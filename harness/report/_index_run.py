@@ -99,9 +99,32 @@ def condition_figures(report: ConditionReport) -> str:
     return f"{report.condition}: " + "; ".join(headlines(Measured(report.totals, report.tasks)))
 
 
+def _shown_count(count: int) -> str:
+    """A count from a file, short: a hand-edited 10**30 is no figure to print whole."""
+    return f"{count}" if count < 10**9 else "over 10^9"
+
+
+def _unbacked(report: ConditionReport, held: Sequence[TrialRecord]) -> str | None:
+    """Why one condition's counts in metrics.json are not the records' (so its figures are not shown), or None."""
+    totals = report.totals
+    records = [record for record in held if record.condition == report.condition]
+    tasks, solved = {r.task_id for r in records}, {r.task_id for r in records if r.success}
+    bounded = totals.solved <= totals.tasks and totals.frozen <= totals.rrr_defined <= totals.tasks
+    if bounded and (totals.tasks, totals.solved) == (len(tasks), len(solved)):
+        return None
+    return (
+        f"{report.condition}: figures not shown, {METRICS_FILE} says solved {_shown_count(totals.solved)} of "
+        f"{_shown_count(totals.tasks)} tasks (frozen {_shown_count(totals.frozen)} of "
+        f"{_shown_count(totals.rrr_defined)} with an RRR), {TRIALS_FILE} holds {len(solved)} solved of {len(tasks)}; "
+        "`reflexion-report RUN_DIR` writes it anew"
+    )
+
+
 def metrics_figures(run_dir: Path, held: Sequence[TrialRecord], status: str) -> list[str]:
     """Each condition's headline figures from metrics.json (`condition_figures`), and a line when it is missing,
-    unreadable or counts other trials than the records (a run resumed and not yet through)."""
+    unreadable or counts other trials than the records (a run resumed and not yet through). Figures the records
+    cannot back are not shown, a line saying so in their place: none without records, and a condition's whose
+    task and solved counts are not the records' (a hand-edited file)."""
     path = run_dir / METRICS_FILE
     if not path.is_file():
         return [f"no {METRICS_FILE}" + (" yet (written when the run ends)" if status == "running" else "")]
@@ -109,11 +132,13 @@ def metrics_figures(run_dir: Path, held: Sequence[TrialRecord], status: str) -> 
         metrics = RunMetrics.model_validate_json(path.read_bytes())
     except (OSError, ValueError) as error:
         return [f"unreadable {METRICS_FILE} ({_first_line(error)})"]
-    lines = [condition_figures(c) for c in metrics.conditions]
+    if not held:
+        return [f"{METRICS_FILE} not shown: {TRIALS_FILE} holds no trial of the plan to check its figures against"]
     counted = sum(task.trials for c in metrics.conditions for task in c.tasks)
-    if held and counted != len(held):
-        lines.append(f"{METRICS_FILE} counts {counted} trials, {TRIALS_FILE} holds {len(held)} of the plan")
-    return lines
+    if counted != len(held):  # a run resumed and not yet through: the figures of its last pass, said so
+        lines = [condition_figures(c) for c in metrics.conditions]
+        return [*lines, f"{METRICS_FILE} counts {counted} trials, {TRIALS_FILE} holds {len(held)} of the plan"]
+    return [_unbacked(c, held) or condition_figures(c) for c in metrics.conditions]
 
 
 def run_row(run_dir: Path, shown: str, report: str | None) -> IndexRow:

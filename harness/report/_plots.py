@@ -167,7 +167,7 @@ def plot_rrr_vs_trials(
 def plot_solved_and_mention(
     conditions: Sequence[ReportCondition], shares: Sequence[dict[str, Share]], path: Path
 ) -> Path:
-    """Grouped bars per condition (solved, mention strict, mention normalized) with 95% Wilson intervals."""
+    """Grouped bars per condition (solved, mention strict, mention normalized) with 95% intervals over tasks."""
     figure = _figure(len(conditions))
     axes = figure.add_subplot()
     width = 0.8 / len(SHARE_MEASURES)
@@ -194,7 +194,7 @@ def plot_solved_and_mention(
     axes.set_ylim(0, 118)
     axes.set_xlabel("condition (numbers on bars: count / denominator)")
     axes.set_ylabel("share (%)")
-    figure.suptitle("Solved tasks and object mention per condition, with 95% Wilson intervals")
+    figure.suptitle("Solved tasks and object mention per condition, with 95% intervals over tasks")
     figure.legend(loc="outside lower center", ncols=len(SHARE_MEASURES), fontsize=8)
     return _save(figure, path)
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.records.propagation import PropagationStudy
-from harness.reflection.insights.trace import RESULT_FILE, Trace, gate_target, table
+from harness.reflection.insights.library_trace import library_findings, notable_summary, notable_table
+from harness.reflection.insights.trace import RESULT_FILE, Trace, gate_target, rates_table, table
 from harness.report._propagation_plot import CARRIERS_BY_STEP
 from harness.report.document import Block, Code, Document, Figure, Link, Paragraph, Section, Table
 
@@ -39,18 +40,30 @@ def carriers_table(traces: Sequence[Trace]) -> Table | Paragraph:
 
 def builds_table(study: PropagationStudy, traces: Sequence[Trace]) -> Table:
     """Each build's plant: where it went, its donor and marker words, and what the trace found."""
-    found = {(t.seed, t.gate, t.plant): t for t in traces}
+    found = {(t.seed, t.gate, t.plant, t.plant_step, t.variant): t for t in traces}
     rows = []
     for build in study.builds:
-        t = found[(build.seed, build.gate, build.plant.kind)]
+        plant = build.plant
+        t = found[(build.seed, build.gate, plant.kind, plant.step, plant.variant)]
         rows.append([
-            _gate(build.gate), build.plant.kind, str(build.seed), Code(build.plant.task_id), str(build.plant.step),
-            Code(build.plant.donor) if build.plant.donor else "-", ", ".join(build.plant.markers) or "-",
+            _gate(build.gate), plant.kind, str(build.seed), str(plant.variant), Code(plant.task_id), str(plant.step),
+            Code(plant.donor) if plant.donor else "-", ", ".join(plant.markers) or "-",
             _step(t.proposed), _step(t.entry), "yes" if t.survives else "no", str(len(build.ledger.steps)),
+            str(len(build.cut)),
         ])
-    header = ["gate", "plant", "seed", "planted task", "plant step", "donor", "markers", "proposed", "entered",
-              "survives", "critique steps"]
+    header = ["gate", "plant", "seed", "variant", "planted task", "plant step", "donor", "markers", "proposed",
+              "entered", "survives", "critique steps", "cut"]
     return Table(header, rows)
+
+
+def notable_section(study: PropagationStudy) -> Section:
+    """The plant-agnostic trace: rules copied from a text their build read or with a contradicted location claim."""
+    findings = library_findings(study)
+    header, rows = notable_table(findings)
+    body: list[Block] = [Paragraph(notable_summary(findings))]
+    body.append(Table(header, rows) if rows else Paragraph("No final rule copies a text read or states a "
+                                                           "contradicted location."))
+    return Section("Copied and contradicted rules", body)
 
 
 def propagation_section(study: PropagationStudy, traces: Sequence[Trace]) -> Section:
@@ -60,14 +73,17 @@ def propagation_section(study: PropagationStudy, traces: Sequence[Trace]) -> Sec
     blocks: list[Block] = [
         Paragraph("Critic ", Code(study.model), "; experience from ", Code(study.source), f"; {len(study.builds)} "
                   f"build(s) over seed(s) {', '.join(map(str, seeds))}. ", study.reads),
-        Paragraph("One row per gate and plant kind, over its seeds; ", Code("none*"), " traces each clean build with "
-                  "its seed's off-task markers (the null). The same table: ", Code(TRACE_COMMAND), "."),
+        Paragraph("One row per gate, plant kind and plant step, over its seeds and variants; ", Code("none*"),
+                  " traces every donor's markers in every clean build (the null). The same tables: ",
+                  Code(TRACE_COMMAND), "."),
         Table(header, rows),
         Paragraph(gate_target(traces)),
+        Table(*rates_table(traces)),
         Paragraph(Link.to_path("Carriers over critique steps", CARRIERS_BY_STEP),
                   ": rules carrying a marker word after each critique step, per build; the plant's step ringed."),
         Figure("Rules carrying the plant after each critique step, per build", CARRIERS_BY_STEP),
         Section("Carriers", [carriers_table(traces)]),
+        notable_section(study),
         Section("Plants", [builds_table(study, traces)]),
     ]
     return Section(TITLE, blocks)

@@ -19,7 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.domains.registry import domain_of_tasks, identity_rule, mention_rules
 from harness.errors import HarnessError
+from harness.metrics.core import TaskMetrics
 from harness.metrics.diagnosis.summary import with_diagnosis
+from harness.metrics.effects import DEFAULT_PRIMARY, MEASURES
 from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, run_usage, with_unpriced
 from harness.metrics.run import METRICS_FILE, RunMetrics, run_metrics
 from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
@@ -65,6 +67,24 @@ class RunData(BaseModel):
     outside_plan: list[OutsidePlan] = Field(
         default_factory=list, description="Records the run's plan does not hold: named, not counted."
     )
+    primary_measure: str = Field(
+        DEFAULT_PRIMARY, description="The design's primary effect measure (the manifest's metrics.primary_measure)."
+    )
+    selection: str | None = Field(
+        None, description="The run its tasks were selected from (env.frozen_in, the manifest's selection); else None."
+    )
+
+
+def run_primary(manifest: Manifest | None) -> str:
+    """The primary effect measure a run's manifest declares; the default for a run recorded before there was one."""
+    settings = manifest.config.get("metrics") if manifest else None
+    primary = settings.get("primary_measure") if isinstance(settings, dict) else None
+    return primary if isinstance(primary, str) and primary in MEASURES else DEFAULT_PRIMARY
+
+
+def run_selection(manifest: Manifest | None) -> str | None:
+    """The run a run's tasks were selected from (env.frozen_in), as its manifest names it."""
+    return manifest.selection.path if manifest and manifest.selection else None
 
 
 def _read_manifest(run_dir: Path) -> Manifest | None:
@@ -162,16 +182,27 @@ def _stale(metrics: RunMetrics, held: Sequence[TrialRecord], plan: RunPlan, meas
 
 
 def _as_written(measured: RunMetrics, written: RunMetrics) -> RunMetrics:
-    """`measured` without the run-on counts and diagnosis rows of conditions a metrics.json written before them
-    lacks (a diagnosis.jsonl written later by `reflexion-diagnosis RUN_DIR`): lacking them does not make it disagree
-    (the report shows the measured ones either way)."""
+    """`measured` as a metrics.json written before some figures existed holds it: without the run-on counts of
+    conditions it lacks, without the per-chain figures its tasks lack (harness.metrics.figures) and without the
+    diagnosis rows of conditions it lacks (a diagnosis.jsonl written later by `reflexion-diagnosis RUN_DIR`). Lacking
+    them does not make it disagree; the report shows them measured from the records either way."""
     lacking = {c.condition for c in written.conditions if c.run_on is None}
     undiagnosed = {c.condition for c in written.conditions if c.totals.diagnosis is None}
+    held = {(c.condition, t.task_id): t.figures.keys() for c in written.conditions for t in c.tasks}
+
+    def task(condition: str, measured_task: TaskMetrics) -> TaskMetrics:
+        names = held.get((condition, measured_task.task_id), measured_task.figures.keys())
+        figures = {name: value for name, value in measured_task.figures.items() if name in names}
+        return measured_task.model_copy(update={"figures": figures})
+
     conditions = [
-        c.model_copy(update={
-            "run_on": None if c.condition in lacking else c.run_on,
-            "totals": c.totals.model_copy(update={"diagnosis": None}) if c.condition in undiagnosed else c.totals,
-        })
+        c.model_copy(
+            update={
+                "run_on": None if c.condition in lacking else c.run_on,
+                "tasks": [task(c.condition, t) for t in c.tasks],
+                "totals": c.totals.model_copy(update={"diagnosis": None}) if c.condition in undiagnosed else c.totals,
+            }
+        )
         for c in measured.conditions
     ]
     return measured.model_copy(update={"conditions": conditions})
@@ -210,6 +241,8 @@ def load_run(run_dir: Path, name: str) -> RunData:
         usage=run_usage(held, prices) if has_records else {},
         records=held,
         outside_plan=outside,
+        primary_measure=run_primary(manifest),
+        selection=run_selection(manifest),
     )
 
 
@@ -231,6 +264,8 @@ def finished_run(
         usage=run_usage(held, prices),
         records=held,
         outside_plan=outside,
+        primary_measure=run_primary(manifest),
+        selection=run_selection(manifest),
     )
 
 

@@ -1,10 +1,11 @@
 """The report's tables as data: named columns and raw values (numbers, booleans, None, text), the figures the
 report's own tables format, for CSV and LaTeX (harness.report.table_files) and dataframes (harness.report.frames).
 
-Each interval's bounds are columns of their own (`solved_low`, `solved_high`), beside the share they bound. A share
-of reflections has two: metrics.json's Wilson interval over reflections (`on_task_low`, `on_task_high`), and the
-interval resampling tasks the report's tables show (`on_task_task_low`, `on_task_task_high`, beside `on_task_tasks`,
-the tasks resampled; harness.metrics.task_shares).
+Each interval's bounds are columns of their own (`solved_low`, `solved_high`: Clopper-Pearson over tasks), beside
+the share they bound. A share of reflections has two: metrics.json's reflections pooled with Wilson's interval over
+reflections (`on_task_rate`, `on_task_low`, `on_task_high`), and the mean over tasks of each task's share with its
+interval over tasks that the report's tables show (`on_task_task_mean`, `on_task_task_low`, `on_task_task_high`,
+beside `on_task_tasks`, the tasks; harness.metrics.task_shares).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def _table(name: str, columns: Sequence[str], rows: Sequence[Row]) -> DataTable:
 
 
 def totals_row(totals: ConditionMetrics, tasks: Sequence[TaskMetrics]) -> Row:
-    """A condition's figures as the catalogue reads them (harness.metrics.figures): counts, rates with their Wilson
+    """A condition's figures as the catalogue reads them (harness.metrics.figures): counts, rates with their
     bounds (and, for shares of reflections, their bounds over `tasks`, the condition's per-task figures), mean RRR,
     frozen, malformed."""
     return figure_values(Measured(totals, tasks))

@@ -76,8 +76,8 @@ def load_trials(run_dirs: Sequence[Path | str]) -> pandas.DataFrame:
 
 
 def load_conditions(run_dirs: Sequence[Path | str]) -> pandas.DataFrame:
-    """One row per run and condition: the headline metrics as the report measures them (counts, rates with 95%
-    Wilson bounds, shares of reflections with their bounds over tasks too, mean RRR, frozen), and the condition's
+    """One row per run and condition: every figure of the catalogue as the report measures it (counts, rates with
+    their 95% bounds, shares of reflections over tasks too, mean RRR, frozen), and the condition's
     LLM use (empty without trial records)."""
     pandas = _pandas()
     runs = load_runs([Path(d) for d in run_dirs])

@@ -2,7 +2,8 @@
 folder, found at any depth, as one sortable, filterable table in index.html.
 
 A run directory holds manifest.json or trials.jsonl (a run that has not recorded its first trial yet is listed
-too), a sweep multirun.yaml, an audit audit.md or audit.html. Folders whose names start with a dot (Hydra's
+too), a sweep multirun.yaml, an audit audit.md or audit.html, a plant-and-trace study (`experiment=propagation`)
+propagation.json and no trials (it is listed once its builds are done and the file is written). Folders whose names start with a dot (Hydra's
 .hydra) are not searched, symbolic links to folders are not followed. Each row links to its page (report.html,
 audit.html) only when that file exists.
 """
@@ -17,15 +18,17 @@ from pydantic import BaseModel, ConfigDict
 from harness.records import MANIFEST_FILE, TRIALS_FILE
 from harness.report._document import relative_path
 from harness.report._index_audit import AUDIT_FILES, audit_row
+from harness.report._index_propagation import propagation_row
 from harness.report._index_run import run_row
 from harness.report._index_sweep import MULTIRUN_FILE, sweep_row
+from harness.report._propagation_report import is_propagation_run
 from harness.report._runs import ReportInputError
 from harness.report.html import HTML_FILE, IndexRow, Kind, write_index
 
 AUDIT_PAGE = "audit.html"
 NOTE = (
-    "Every run directory (manifest.json or trials.jsonl), sweep (multirun.yaml) and audit (audit.md or audit.html) "
-    "under this folder. trials: those of the run's plan recorded / at most how many it holds (every trial of a "
+    "Every run directory (manifest.json or trials.jsonl), sweep (multirun.yaml), audit (audit.md or audit.html) and "
+    "plant-and-trace study (propagation.json, once written) under this folder. trials: those of the run's plan recorded / at most how many it holds (every trial of a "
     "chain not yet won; a finished run holds what it recorded; ? when the manifest lists no tasks). Figures are "
     "each run's metrics.json, as the run last wrote it; an audit's time is when it was written. Click a column's "
     "heading to sort by it."
@@ -50,6 +53,8 @@ def kind_of(folder: Path, files: set[str]) -> Kind | None:
         return "run"
     if any(name in files for name in AUDIT_FILES):
         return "audit"
+    if is_propagation_run(folder):
+        return "propagation"
     return None
 
 
@@ -96,6 +101,8 @@ def index_rows(folder: Path, out_dir: Path) -> list[IndexRow]:
         elif entry.kind == "sweep":
             jobs = [row for path, row in runs.items() if _inside(path, entry.path)]
             rows.append(sweep_row(entry.path, shown, jobs, page_link(entry.path, HTML_FILE, out_dir)))
+        elif entry.kind == "propagation":
+            rows.append(propagation_row(entry.path, shown, page_link(entry.path, HTML_FILE, out_dir)))
         else:
             rows.append(audit_row(entry.path, shown, page_link(entry.path, AUDIT_PAGE, out_dir)))
     return rows
@@ -118,8 +125,9 @@ def write_index_page(folder: Path, out_dir: Path | None = None) -> Path:
     rows = index_rows(folder, out)
     if not rows:
         raise ReportInputError(
-            f"{folder} holds no run directory ({MANIFEST_FILE} or {TRIALS_FILE}), sweep ({MULTIRUN_FILE}) or audit "
-            f"({' or '.join(AUDIT_FILES)}) at any depth; give the folder the runs were written to, e.g. results/."
+            f"{folder} holds no run directory ({MANIFEST_FILE} or {TRIALS_FILE}), sweep ({MULTIRUN_FILE}), audit "
+            f"({' or '.join(AUDIT_FILES)}) or propagation study at any depth; give the folder the runs were written "
+            "to, e.g. results/."
         )
     out.mkdir(parents=True, exist_ok=True)
     return write_index(f"Index: {shown_path(folder, folder)}", NOTE, rows, out)

@@ -8,7 +8,7 @@ from harness.metrics.core import FROZEN_SHARE_RULE
 from harness.metrics.curves import CurvePoint, ThresholdCurves
 from harness.metrics.figures import Measured, report_cells, report_headings
 from harness.metrics.run import ConditionReport
-from harness.metrics.task_bootstrap import BOOTSTRAP_METHOD, CONFIDENCE_LEVEL, MIN_TASKS_FOR_INTERVAL
+from harness.metrics.intervals import CONFIDENCE
 from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from harness.report.document import Block, Paragraph, Table
 
@@ -61,13 +61,13 @@ def conditions_table(
     measured at (None: the rows' own, which their labels name)."""
     note = " ".join(
         [
-            "On task, off task, vacuous: reflections by task-identity label / reflections written, from the tasks",
-            f"that wrote them (share; {CONFIDENCE_LEVEL:.0%} {BOOTSTRAP_METHOD} bootstrap interval resampling",
-            "tasks, as a task's reflections are alike and move together; no interval below",
-            f"{MIN_TASKS_FOR_INTERVAL} tasks, or with every task's share alike).",
+            "On task, off task, vacuous: each task's reflections with the task-identity label / its reflections,",
+            "the mean over the tasks that wrote one (each task counts once, however many reflections its failures",
+            f"made it write), with the reflections counted and the {CONFIDENCE:.0%} Clopper-Pearson interval over",
+            "tasks (a task's reflections are alike and move together, so the tasks are the units).",
             *identity_notes,
-            "Object mention: reflections naming the task's object / reflections written, from the tasks that wrote",
-            "them (share; the same interval over tasks).",
+            "Object mention: each task's reflections naming its object / its reflections, the same mean over tasks",
+            "with the same interval.",
             *(mention_notes or ["(The domain's strict and normalized rules.)"]),
             "Average RRR is over tasks with at least two reflections (count in brackets); RRR is undefined, not 0,",
             "below that.",

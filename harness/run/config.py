@@ -12,7 +12,7 @@ from harness.records.number import Number
 from harness.run.memory_settings import InsightsSettings, MemorySettings
 from harness.run.metrics_settings import MetricsSettings
 from harness.run.diagnosis_bank_config import DiagnosisBankConfig
-from harness.run.propagation_config import PropagationConfig
+from harness.run.propagation_config import EntryConfig, PropagationConfig, ReachConfig
 from harness.run.tracking_settings import TrackingSettings
 
 CONFIG_GROUPS = ("env", "model", "strategy", "experiment", "tracking")
@@ -129,6 +129,12 @@ class PlantedRefusalConfig(_Strict):
     cache: CacheConfig = Field(description="The scenario's own answers: the committed ones are replayed by default.")
 
 
+Scenario = Annotated[
+    PlantedRefusalConfig | PropagationConfig | EntryConfig | ReachConfig | DiagnosisBankConfig, Field(discriminator="name")
+]
+SCENARIO_NAMES = ("planted_refusal", "propagation", "propagation_entry", "propagation_reach", "diagnosis_bank")
+
+
 class LLMSettings(_Strict):
     """Settings that apply to every model of the run."""
 
@@ -169,9 +175,7 @@ class RunConfig(_Strict):
     )
     resume: ResumeSettings = Field(default_factory=ResumeSettings)
     tracking: TrackingSettings = Field(default_factory=TrackingSettings)
-    scenario: PlantedRefusalConfig | PropagationConfig | DiagnosisBankConfig | None = Field(
-        None, description="Set: run it, not trials."
-    )
+    scenario: Scenario | None = Field(None, description="Set: run it, not trials.")
     memory: MemorySettings = Field(default_factory=MemorySettings)
     insights: InsightsSettings = Field(default_factory=InsightsSettings)
 

@@ -4,7 +4,8 @@ their prompt and recorded in evaluation.jsonl.
 
 Both logs follow the trial log's rules, so a killed run resumes: the critiques already recorded are replayed (their
 answers, not the model), the next one is asked (the LLM cache answers one asked before the kill), and the evaluation
-trials resume as trials do. The critic is the condition's actor model, as in ExpeL, asked through the run's pool.
+trials resume as trials do. The critic is the condition's actor model, as ExpeL's code has it (its paper's runs
+extract insights with a stronger model: `insights.critic_model` names one), asked through the run's pool.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from harness.errors import ConfigError, LogChangedError, RunInterrupted
 from harness.llm import CallContext, LLMRequest, ModelConfig
 from harness.llm.metering import MeteredLLM
 from harness.llm.pool import LLMPool
+from harness.metrics.semantic import load_embedder
 from harness.records import TrialLog, TrialRecord
 from harness.records.insights import ExperienceTask, InsightsLedger
 from harness.records.insights_log import (
@@ -46,6 +48,7 @@ from harness.run.config import RunConfig
 from harness.run.interrupt import StopRequest
 from harness.run.loop import ConditionRun, LoopSettings, run_loop
 from harness.run.progress import Progress
+from harness.run.retrieved_examples import retrieved_examples
 
 log = logging.getLogger(__name__)
 
@@ -82,9 +85,18 @@ def planted(config: RunConfig) -> tuple[str, str] | None:
 
 
 def check_insights(config: RunConfig, domain: Domain) -> None:
-    """Raise ConfigError for what the config alone could not check: the planted task, a gated condition."""
+    """Raise ConfigError for what the config alone could not check: the folds against the tasks, the planted task,
+    a gated condition."""
     if config.memory.scope == "trial":
         return
+    folds, tasks = config.insights.folds, len(domain.task_ids())
+    if folds > tasks:
+        # ExpeL deals the tasks round the folds: a fold beyond the task count is evaluated on nothing.
+        accepted = f"accepted: 2 to {tasks}" if tasks >= 2 else "memory.scope=insights needs at least 2 tasks"
+        raise ConfigError(
+            f"insights.folds = {folds} is invalid: the run has {tasks} task(s), and each fold is evaluated on a share "
+            f"of them; {accepted}."
+        )
     plant = config.insights.plant
     if plant is not None and plant.task not in domain.task_ids():
         raise ConfigError(
@@ -132,7 +144,7 @@ class InsightsStage:
                     log.info("insights: fold %d of %s has no task to evaluate", fold, condition.name)
                     continue
                 ledger = self.library(condition, fold, [t for t in tasks if t.id not in folds[fold]], folds[fold], stop)
-                self.evaluate(condition, folds[fold], ledger, settings, progress, stop)
+                self.evaluate(condition, folds[fold], ledger, settings, progress, stop, tasks)
 
     def library(self, condition: ConditionRun, fold: int, training: list[ExperienceTask], evaluation: list[str],
                 stop: StopRequest | None = None) -> InsightsLedger:
@@ -183,8 +195,8 @@ class InsightsStage:
         request = LLMRequest(kind="chat", messages=messages, max_tokens=self.config.insights.critic_max_tokens,
                              temperature=0.0, seed=self.config.experiment.seed)
         context = CallContext(task_id=f"fold {fold}", trial=step, condition=condition, role="critic")
-        # The condition's actor model, as ExpeL's critic is its actor's LLM; fetched only when a critique is asked.
-        critic = self.pool.get("critic", self._actor_model(condition))
+        # The condition's actor model, as ExpeL's code has it, or the critic's own; fetched when a critique is asked.
+        critic = self.pool.get("critic", self._critic_model(condition))
         raw = critic.generate(request, context).text
         self._append(CritiqueAnswered(condition=condition, fold=fold, step=step, critique=item.critique,
                                       request=messages[0].content, raw_answer=raw))
@@ -195,15 +207,26 @@ class InsightsStage:
         self.log.append([InsightsLine(entry)])
         self.lines.append(entry)
 
-    def _actor_model(self, condition: str) -> ModelConfig:
-        return next(c.actor for c in self.config.conditions if c.name == condition)
+    def _critic_model(self, condition: str) -> ModelConfig:
+        actor = next(c.actor for c in self.config.conditions if c.name == condition)
+        named = self.config.insights.critic_model
+        if named is None:
+            return actor
+        threads = {"n_threads": self.config.llm.n_threads} if self.config.llm.n_threads is not None else {}
+        return named.model_copy(update=threads)
 
     def evaluate(self, condition: ConditionRun, tasks: list[str], ledger: InsightsLedger, settings: LoopSettings,
-                 progress: Callable[[int], Progress], stop: StopRequest) -> None:
-        """The fold's tasks with the rules before their prompt: one trial (ExpeL), or the run's trials (both)."""
+                 progress: Callable[[int], Progress], stop: StopRequest,
+                 experience: Sequence[ExperienceTask] = ()) -> None:
+        """The fold's tasks with the rules before their prompt: one trial (ExpeL), or the run's trials (both); with
+        `insights.fewshots=task_similarity`, each reading the examples retrieved for it from `experience`."""
         both = self.config.memory.scope == "both"
         rules = rules_message([rule.text for rule in ledger.rules], self.kind)
         domain = EvaluationDomain(self.domain, tasks, rules, reflects=both)
+        if self.config.insights.fewshots == "task_similarity":
+            examples = retrieved_examples(tasks, experience, self.kind, load_embedder())
+            domain.inner = domain.inner.with_examples(examples)
+            log.info("insights: %s: examples retrieved by task similarity for %d task(s)", condition.name, len(tasks))
         trials = settings.trials if both else 1
         evaluated = dataclasses.replace(condition, planted=None)
         run_loop(domain, [evaluated], self.evaluation, settings.model_copy(update={"trials": trials}),

@@ -202,23 +202,21 @@ def play_trial(
     reflection = Reflection(text=None)
     reflects = domain.reflects_after_last_trial or not last_trial
     if reflects and not domain.finished(attempt.success, attempt.end_reason):
-        found = source.reflect(
-            ReflectionInput(
-                domain=domain.name,
-                task_id=task_id,
-                task_text=attempt.task_text,
-                scenario=attempt.scenario,
-                trajectory=attempt.trajectory,
-                end_reason=attempt.end_reason,
-                max_steps=domain.max_steps,
-                evidence=attempt.details,
-                memory=window,
-                seed=seed,
-            ),
-            domain.reflection,
-            reflector,
+        reflecting = ReflectionInput(
+            domain=domain.name,
+            task_id=task_id,
+            task_text=attempt.task_text,
+            scenario=attempt.scenario,
+            trajectory=attempt.trajectory,
+            end_reason=attempt.end_reason,
+            max_steps=domain.max_steps,
+            evidence=attempt.details,
+            memory=window,
+            seed=seed,
         )
-        reflection = checked_reflection(found, source, condition.name, task_id, trial)
+        reflection = checked_reflection(
+            lambda: source.reflect(reflecting, domain.reflection, reflector), source, condition.name, task_id, trial
+        )
         if condition.gate is not None:
             reflection = condition.gate.admit(gate_scope(task_id, repeat), trial, reflection)
     meters = (actor, reflector)
@@ -251,6 +249,7 @@ def play_trial(
             env_s=attempt.env_s,
             env_cpu_s=attempt.env_cpu_s,
             llm_s=sum(m.wait_s for m in meters),
+            engine_wait_s=attempt.env_wait_s,
         ),
     )
     identity = identity_rule(domain.name)
@@ -266,13 +265,18 @@ def pending_trials(
 ) -> list[PendingTrial]:
     """(condition, task, repeat) still to play in this trial, condition by condition: not recorded, not over."""
     done = trial_log.keys()
+    # Each chain's records picked out once: a study's thousands of chains would otherwise each scan every record.
+    chains: dict[tuple[str, str, int], list[TrialRecord]] = {}
+    for record in trial_log.records:
+        chains.setdefault((record.task_id, record.condition, record.repeat), []).append(record)
     pending = []
     for condition in conditions:
         for repeat in range(repeats):
             for task_id in domain.task_ids():
                 if (task_id, condition.name, trial, repeat) in done:
                     continue
-                history = task_history(trial_log.records, task_id, condition.name, trial, domain, repeat)
+                chain = chains.get((task_id, condition.name, repeat), [])
+                history = task_history(chain, task_id, condition.name, trial, domain, repeat)
                 if not history.finished:
                     pending.append((condition, task_id, repeat, history))
     return pending

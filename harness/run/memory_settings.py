@@ -6,11 +6,12 @@ read by every evaluation task), and how the library is built.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from harness.errors import ConfigError
+from harness.llm import ModelConfig
 from harness.reflection.insights import ExpelDomain, InsightsOptions
 
 MemoryScope = Literal["trial", "insights", "both"]
@@ -45,7 +46,10 @@ class InsightsSettings(InsightsOptions):
     folds: StrictInt = Field(
         2, ge=2, description="ExpeL's k_folds: each fold's tasks are evaluated with the rules of the other folds' tasks."
     )
-    fold_seed: StrictInt = Field(42, description="ExpeL's k_folds_seed: shuffles each outcome group before the deal.")
+    fold_seed: StrictInt = Field(
+        42, description="Shuffles each outcome group before the deal (ExpeL's yaml names k_folds_seed: 42; its code "
+                          "never reads it and shuffles with its global generator).",
+    )
     only_fold: StrictInt | None = Field(
         None, ge=0, description="Build and evaluate this fold alone (None: every fold, as ExpeL does)."
     )
@@ -53,6 +57,28 @@ class InsightsSettings(InsightsOptions):
         512, ge=1, description="The critic's answer bound (ExpeL sets none; a local model needs one)."
     )
     plant: PlantSettings | None = Field(None, description="A planted reflection (the behavioural channel); off.")
+    fewshots: Literal["fixed", "task_similarity"] = Field(
+        "fixed", description="The evaluation actor's examples: fixed (Reflexion's) or task_similarity (ExpeL's: the "
+                             "successful training trajectories of the most similar other tasks of the same type, "
+                             "embedded with the semantic extra's model; ALFWorld only).",
+    )
+    critic_model: ModelConfig | None = Field(
+        None, description="The critic's own model: a configs/model option Hydra composed here "
+                          "(insights.critic_model=<option>, as a role's model); None: the condition's actor model. "
+                          "ExpeL's code uses the agent's model; its paper's runs extract insights with gpt-4 and act "
+                          "with gpt-3.5-turbo.",
+    )
+
+    @field_validator("critic_model", mode="before")
+    @classmethod
+    def _composed(cls, value: Any) -> Any:
+        if isinstance(value, str):  # a name written as a value in a file: Hydra composes no option from it
+            raise ValueError(
+                "it names a model as a value, which Hydra does not compose; choose it with "
+                f"insights.critic_model={value} on the command line, or `- override /model@insights.critic_model: "
+                f"{value}` in a defaults list"
+            )
+        return value
 
 
 def check_memory(memory: MemorySettings, insights: InsightsSettings, env: str) -> None:
@@ -67,6 +93,11 @@ def check_memory(memory: MemorySettings, insights: InsightsSettings, env: str) -
         raise ConfigError(
             f"memory.scope={memory.scope} needs ExpeL's critique prompts, which exist for "
             f"{' and '.join(INSIGHTS_DOMAINS)} only, not env={env}; accepted: env={' or env='.join(INSIGHTS_DOMAINS)}."
+        )
+    if insights.fewshots != "fixed" and env != "alfworld":
+        raise ConfigError(
+            f"insights.fewshots={insights.fewshots} replaces ALFWorld's fixed examples; env={env} keeps its own "
+            "(accepted here: insights.fewshots=fixed)."
         )
     if insights.only_fold is not None and insights.only_fold >= insights.folds:
         raise ConfigError(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harness.run.config import RunConfig
 from harness.errors import ConfigError
-from harness.llm import ModelConfig, api_key, base_url, check_reachable
+from harness.llm import ModelConfig, api_key, base_url, check_reachable, linked_lock, lock_path
 from harness.records import MANIFEST_FILE, TRIALS_FILE
 from harness.reflection import get_source
 from harness.records.run_dir import run_holding
@@ -82,11 +82,23 @@ def check_cache_path(value: str, mode: str) -> None:
         existing = existing.parent
     if existing != path and not existing.is_dir():
         raise ConfigError(f"llm.cache.path={value} is inside {existing}, which is a file; name a file in a directory.")
-    if mode in ("auto", "record") and not os.access(existing, os.W_OK):
+    if mode in ("auto", "record"):
+        _check_cache_writable(value, existing)
+
+
+def _check_cache_writable(value: str, existing: Path) -> None:
+    """The cache file (or the folder it will be made in) writable, and the folder of its lock file too: a miss
+    creates and locks `<cache>.lock` there, never through a symbolic link."""
+    folder = lock_path(Path(value)).parent if Path(value).exists() else existing
+    if not os.access(existing, os.W_OK) or not os.access(folder, os.W_OK):
+        unwritable = existing if not os.access(existing, os.W_OK) else folder
         raise ConfigError(
-            f"llm.cache.path={value} cannot be written (read-only or not writable by this user), and "
-            "llm.cache.mode=auto or record writes it; choose another path, or replay with llm.cache.mode=replay."
+            f"llm.cache.path={value} cannot be written: {unwritable} is read-only or not writable by this user, and "
+            f"llm.cache.mode=auto or record writes the cache and its lock file {lock_path(Path(value)).name} beside "
+            "it; choose another path, or replay with llm.cache.mode=replay."
         )
+    if reason := linked_lock(Path(value)):
+        raise ConfigError(f"llm.cache.path={value} cannot be used: {reason}; remove it, and the run makes its own.")
 
 
 def check_tracking(settings: TrackingSettings) -> None:

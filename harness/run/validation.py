@@ -16,8 +16,8 @@ from harness.errors import ConfigError
 from harness.llm import ModelConfig
 from harness.records.registry import RegistryLoadError, UnknownNameError
 from harness.run.config import (
-    ENV_NAMES, PROGRESS_INTERVAL_S, PROTOCOL_MEMORY_WINDOW, TOP_LEVEL_KEYS, Condition, ConditionConfig, LLMSettings,
-    RunConfig,
+    ENV_NAMES, PROGRESS_INTERVAL_S, PROTOCOL_MEMORY_WINDOW, SCENARIO_NAMES, TOP_LEVEL_KEYS, Condition, ConditionConfig,
+    LLMSettings, RunConfig,
 )
 from harness.run.config_dirs import available_options
 from harness.run.memory_settings import check_memory
@@ -68,8 +68,8 @@ def _first_error_sentence(error: ValidationError, model: type[BaseModel], prefix
     first = error.errors()[0]
     loc = [str(part) for part in first["loc"]]
     accepted = _fields_at(model, loc[:-1]) if first["type"] == "extra_forbidden" else []
-    if loc[:1] == ["env"] and len(loc) > 2 and loc[1] in ENV_NAMES:
-        del loc[1]  # pydantic names the union member; the user wrote env.<field>
+    if loc[:1] in (["env"], ["scenario"]) and len(loc) > 2 and loc[1] in ENV_NAMES + SCENARIO_NAMES:
+        del loc[1]  # pydantic names the union member; the user wrote env.<field>, scenario.<field>
     where = prefix + (".".join(loc) or "config")
     # A validator that puts `shown` in its error's context names the value as it may be shown (a URL's key hidden).
     value = (first.get("ctx") or {}).get("shown", first.get("input"))

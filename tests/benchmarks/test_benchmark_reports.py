@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from benchmarks import llama_speed, peak_rss, replay_overhead, run_all, throughput
+from benchmarks import llama_speed, peak_rss, replay_overhead, run_all
 from benchmarks._entry_point import TimedRun
 from harness.llm import ModelConfig
 from harness.records import Timing, TrialRecord
@@ -31,46 +30,6 @@ def timed_run(records: list[TrialRecord], wall: float, startup: float, loop: flo
         cpu_s=wall,
         records=records,
     )
-
-
-def test_throughput_speedup_table_and_json(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    def fake_run_at(concurrency: int, args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
-        loop = {1: 160.0, 4: 40.0, 16: 12.0}[concurrency]
-        return {
-            "concurrency": concurrency,
-            "episodes": 32,
-            "llm_calls": 320,
-            "peak_calls_in_flight": concurrency,
-            "loop_s": loop,
-            "process_s": loop + 8,
-            "alfworld_s": 10.0,
-            "engine_cpu_per_episode_s": 0.3,
-            "run_cpu_s": 20.0,
-            "peak_rss_mb": 300.0,
-            "ideal_loop_s": {1: 160.0, 4: 40.0, 16: 10.0}[concurrency],
-            "episodes_per_min": round(32 / loop * 60, 2),
-        }
-
-    monkeypatch.setattr(throughput, "run_at", fake_run_at)
-    out = tmp_path / "throughput.json"
-    result = throughput.main(["--out", str(out)])
-    assert json.loads(out.read_text()) == result
-    assert [run["speedup"] for run in result["figures"]["runs"]] == [1.0, 4.0, 13.33]
-    assert [run["ideal_speedup"] for run in result["figures"]["runs"]] == [1.0, 4.0, 16.0]
-    assert [run["share_of_ideal"] for run in result["figures"]["runs"]] == [1.0, 1.0, 0.83]
-    assert result["figures"]["alfworld_bound_speedup"] == 16.0
-    assert result["checks"] == [
-        {"measure": "speed-up at concurrency 16", "value": 13.33, "target": ">= 12", "passed": True}
-    ]
-    printed = capsys.readouterr().out
-    assert "| 16 | 32 | 320 | 16 |" in printed and "| pass |" in printed
-
-
-def test_throughput_needs_concurrency_one(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit):
-        throughput.main(["--concurrency", "4", "16", "--out", str(tmp_path / "t.json")])
 
 
 def test_replay_overhead_splits_the_process_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

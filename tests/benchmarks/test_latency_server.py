@@ -110,6 +110,21 @@ def test_the_harness_openai_backend_gets_both_kinds_of_answer(
         backend.generate(COMPLETION.model_copy(update={"max_tokens": 33}))
 
 
+def test_without_a_cache_the_scripted_walker_answers_every_actor_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LATENCY_SERVER_KEY", "none")
+    start = "You are in the middle of a room. Looking quickly around you, you see a desk 1, and a bed 1.\n\nYour task is"
+    with LatencyServer(None, delay_s=0.0) as walker:
+        config = ModelConfig(
+            name="latency", backend="openai", model="m", base_url=walker.base_url, api_key_env="LATENCY_SERVER_KEY"
+        )
+        backend = create_backend(config)
+        prompts = [start + "\n> go to desk 1\nOn the desk 1, you see a pen 2." * steps + ">" for steps in (0, 1, 2)]
+        answers = [backend.generate(COMPLETION.model_copy(update={"prompt": prompt})) for prompt in prompts]
+    assert [answer.text for answer in answers] == ["go to desk 1", "go to bed 1", "go to desk 1"]
+    assert answers[0].usage.prompt_tokens == len(prompts[0]) // 4
+    assert (walker.served, walker.refused) == (3, 0)
+
+
 def test_models_and_unknown_routes(server: LatencyServer) -> None:
     with urllib.request.urlopen(server.base_url + "/models", timeout=10) as response:
         assert json.loads(response.read())["object"] == "list"

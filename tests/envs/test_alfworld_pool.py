@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -18,6 +20,7 @@ GAMES = [
     "look_at_obj_in_light-Mug-None-DeskLamp-308/trial_T20190908_201421_021646",
     "pick_two_obj_and_place-CD-None-Safe-308/trial_T20190907_051056_585414",
 ]
+HELD_S = 0.3
 SCRIPT = ["look", "inventory", "fly to the moon", "go to toilet 1", "examine toilet 1", "go to desk 1", "look"]
 
 
@@ -66,12 +69,20 @@ def test_workers_print_the_same_text_as_this_process(games: list[AlfworldGame]) 
     assert all(gone(pid) for pid in pids)
 
 
-def test_an_episode_keeps_its_worker_and_the_engine_cpu_is_counted(games: list[AlfworldGame]) -> None:
+def test_an_episode_keeps_its_worker_and_its_engine_cpu_and_waits_are_counted(games: list[AlfworldGame]) -> None:
     pool = EngineWorkers(1)
     try:
-        with pool.episode(games[0], max_episode_steps=2) as episode:
+        with pool.episode(games[0], max_episode_steps=3) as episode:
             episode.reset()
             assert not episode.step("look").done
+            alone = episode.wait_seconds
+            (worker,) = pool._workers
+            with worker._lock:  # another episode's request in flight on the same worker
+                stepping = threading.Thread(target=episode.step, args=("look",))
+                stepping.start()
+                time.sleep(HELD_S)
+            stepping.join()
+            assert alone < HELD_S <= episode.wait_seconds - alone < episode.env_seconds
             assert episode.step("look").done
             with pytest.raises(RuntimeError, match="after the episode is done"):
                 episode.step("look")

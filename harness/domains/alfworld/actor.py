@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from harness.errors import ContextOverflowError
 from harness.llm import LLMRequest
 from harness.llm.metering import MeteredLLM
-from harness.llm.prompts import alfworld_base_prompt
+from harness.llm.prompts import alfworld_actor_header, alfworld_base_prompt
 from harness.records.step import Step
 
 # Reflexion's `llm()`: 256 tokens, stop at newline, retry outputs under 5 characters
@@ -87,14 +87,16 @@ def actor_prompt(
     steps: list[Step],
     newline_before_prompt: bool = False,
     rules: str = "",
+    examples: str = "",
 ) -> str:
     """Reflexion's actor prompt for the next action: `str(EnvironmentHistory) + ">"`.
 
     The original puts no newline between the last observation and `>` (`...OK.>`); `newline_before_prompt`
     is the harness's option to put one there, as the few-shot examples have it. `rules` (an ExpeL rule message)
     goes after the examples and before the task's memory and the task, where ExpeL's insert_before_task_prompt puts it.
+    `examples` (ExpeL's retrieved successes) take the place of Reflexion's two fixed examples after the header.
     """
-    query = alfworld_base_prompt(prompt_type)
+    query = alfworld_base_prompt(prompt_type) if not examples else alfworld_actor_header() + examples
     if rules:
         query += "\n\n" + rules.rstrip("\n")
     if memory:
@@ -132,6 +134,7 @@ def play_episode(
     on_step: Callable[[int], None] = lambda step: None,
     newline_before_prompt: bool = False,
     rules: str = "",
+    examples: str = "",
 ) -> Episode:
     """Play one game to won, a repeated action ('exhausted'), or the step budget."""
     start = initial_observation(env.reset().observation)
@@ -143,7 +146,7 @@ def play_episode(
     while len(steps) < max_steps:
         on_step(len(steps) + 1)
         try:
-            prompt = actor_prompt(prompt_type, memory, start, steps, newline_before_prompt, rules)
+            prompt = actor_prompt(prompt_type, memory, start, steps, newline_before_prompt, rules, examples)
             action = next_action(prompt, llm, seed)
         except ContextOverflowError:
             end_reason = "context_overflow"

@@ -10,6 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field
 from harness.domains.frozen_in_path import FrozenIn
 
 
+ENGINE_WORKERS_PER_CORE = 2
+"""Each episode keeps its engine worker, so a step waits while another episode's step runs there, a core free or not.
+Two workers a core make that rarer (a 0.3 s first reset holds up half as many episodes) without starving the run's
+own process, whose Python every step passes through (docs/configuration.md, Concurrency)."""
+
+
 class AlfworldEnvConfig(BaseModel):
     """Which ALFWorld games to play, and the episode's step budget."""
 
@@ -42,7 +48,8 @@ class AlfworldEnvConfig(BaseModel):
         None,
         ge=0,
         strict=True,
-        description="Engine processes for concurrent episodes; null = the machine's cores; 0 or 1 = in this process.",
+        description="Engine processes for concurrent episodes at most (started as episodes overlap); null = "
+        f"{ENGINE_WORKERS_PER_CORE} per core this process may use; 0 or 1 = in this process.",
     )
 
     @field_validator("translation_cache")
@@ -54,5 +61,7 @@ class AlfworldEnvConfig(BaseModel):
         return value
 
     def workers(self) -> int:
-        """The engine processes to use: engine_workers, or the cores this process may run on."""
-        return len(os.sched_getaffinity(0)) if self.engine_workers is None else self.engine_workers
+        """The most engine processes to use: engine_workers, or ENGINE_WORKERS_PER_CORE a core this process may use."""
+        if self.engine_workers is None:
+            return ENGINE_WORKERS_PER_CORE * len(os.sched_getaffinity(0))
+        return self.engine_workers

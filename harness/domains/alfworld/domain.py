@@ -74,8 +74,10 @@ class AlfworldDomain(Domain):
                 on_step=on_step,
                 newline_before_prompt=self.newline_before_prompt,
                 rules=self.rules,
+                examples=self.examples.get(task_id, ""),
             )
             env_seconds, env_cpu_seconds = env.env_seconds, env.cpu_seconds
+            env_wait_seconds = env.wait_seconds if isinstance(env, RemoteEpisode) else None
         return Attempt(
             task_text=episode.task_text,
             trajectory=episode.steps,
@@ -84,6 +86,7 @@ class AlfworldDomain(Domain):
             scenario=episode.scenario(),
             env_s=env_seconds,
             env_cpu_s=env_cpu_seconds,
+            env_wait_s=env_wait_seconds,
         )
 
     def warm_up(self, concurrency: int) -> None:

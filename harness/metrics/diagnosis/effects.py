@@ -77,7 +77,7 @@ def _effect(items: Sequence[TrialDiagnosis], condition: str, control: str, measu
         discordant=discordant,
         mcnemar_p=p if both else None,
         mcnemar_holm=None,
-        over_tasks=paired_difference(_task_means(theirs), _task_means(mine)),
+        over_tasks=paired_difference(_task_means(theirs), _task_means(mine), bounds=(0.0, 1.0)),
         over_tasks_holm=None,
     )
 

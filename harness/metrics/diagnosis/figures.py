@@ -26,6 +26,11 @@ class _Measured(Protocol):
 Value = str | int | float | bool | None
 
 
+def figure_name(measure: str) -> str:
+    """The catalogue's name of a measure's figure, and of its value in `TaskMetrics.figures`."""
+    return f"diagnosis_{measure}"
+
+
 def _measure(row: DiagnosisRow | None, name: str) -> MeasureShare | None:
     return None if row is None else row.measures.get(name)
 
@@ -50,19 +55,31 @@ def _headline(measured: _Measured) -> str | None:
 
 
 def diagnosis_figure_fields() -> list[dict[str, Any]]:
-    """Each catalogued measure as the fields of one `harness.metrics.figures.Figure` (family "diagnosis")."""
+    """Each catalogued measure as the fields of one `harness.metrics.figure_model.Figure` (family "diagnosis"): its
+    value per task is the task's mean over its scored reflections (`TaskMetrics.figures`, from diagnosis.jsonl), the
+    condition's the mean over tasks, as its share over tasks."""
     described = {m.name: m for m in MEASURES}
     return [
         {
-            "name": f"diagnosis_{name}",
-            "description": f"Diagnosis, {described[name].heading}: {described[name].description} (Reflections "
-            "scoring 1 / reflections where defined, diagnosis.jsonl.)",
+            "name": figure_name(name),
+            "description": f"Diagnosis, {described[name].heading}: {described[name].description} (diagnosis.jsonl.)",
             "better": described[name].better,
             "family": "diagnosis",
-            "interval": "bootstrap resampling tasks",
-            "columns": tuple(f"diagnosis_{name}{part}" for part in ("", "_n", "_rate", "_task_low", "_task_high")),
+            "per_task": f"the share of its scored reflections that score 1 on {described[name].heading}",
+            "task_value": _task_value(figure_name(name)),
+            "aggregate": "mean",
+            "interval": "over tasks",
+            "columns": tuple(f"{figure_name(name)}{part}" for part in ("", "_n", "_rate", "_task_low", "_task_high")),
             "values": _values(name),
             "headline": _headline if name == "exact" else None,
         }
         for name in CATALOGUED
     ]
+
+
+def _task_value(name: str) -> Callable[[Any], float | None]:
+    def value(task: Any) -> float | None:
+        found: float | None = task.figures.get(name)
+        return found
+
+    return value

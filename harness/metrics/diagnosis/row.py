@@ -19,7 +19,7 @@ class MeasureShare(BaseModel):
     count: float = Field(ge=0, description="Reflections scoring 1 (the chance row: the sum of its expectations).")
     n: int = Field(ge=0, description="Reflections where the measure is defined.")
     tasks: int = Field(ge=0, description="Tasks with one: the units the interval resamples.")
-    share: float | None = Field(description="count / n; None when n is 0.")
+    share: float | None = Field(description="The mean over tasks of each task's share; None when n is 0.")
     low: float | None = Field(None, description="Lower end of the interval over tasks; None with `no_interval`.")
     high: float | None = Field(None, description="Upper end of the same interval.")
     no_interval: NoDiagnosisInterval | None = Field(None, description="Why there is no interval; None with one.")

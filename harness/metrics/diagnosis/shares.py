@@ -1,6 +1,7 @@
-"""A diagnosis measure over reflections, pooled per task and then over tasks, with the interval over tasks the harness
-uses for every share of reflections (`harness.metrics.task_shares.task_share`, so a better interval there is this
-one's too). The chance row's values are expectations, not counts: its share is their mean, with no interval."""
+"""A diagnosis measure over reflections, per task and then over tasks: the mean of the tasks' shares, with the interval
+over tasks the harness uses for every share of reflections (`harness.metrics.task_shares.task_share`, so a better
+interval there is this one's too), so each task counts once however many reflections its failures made it write. The
+chance row's values are expectations, not counts: its share is their mean over tasks likewise, with no interval."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ def measure_share(per_task: Mapping[str, Sequence[float]], expected: bool = Fals
     if not n:
         return MeasureShare(count=0, n=0, tasks=0, share=None, no_interval="no reflections")
     if expected or any(value not in (0.0, 1.0) for values in written.values() for value in values):
-        return MeasureShare(count=count, n=n, tasks=len(written), share=count / n, no_interval="expected value")
+        share = sum(sum(values) / len(values) for values in written.values()) / len(written)
+        return MeasureShare(count=count, n=n, tasks=len(written), share=share, no_interval="expected value")
     over_tasks = task_share([(int(sum(values)), len(values)) for values in written.values()])
     return MeasureShare(
         count=count,

@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.metrics.diagnosis.effects import CONTROL, PairedEffect, paired_effects
+from harness.metrics.diagnosis.figures import CATALOGUED, figure_name
 from harness.metrics.diagnosis.row import DiagnosisRow, MeasureShare, RowKind
 from harness.metrics.diagnosis.rows import RANDOM_STEP, ROW_NAMES
 from harness.metrics.diagnosis.scores import (
@@ -155,12 +156,24 @@ def run_diagnosis(
 
 
 def with_diagnosis(metrics: RunMetrics, items: Sequence[TrialDiagnosis] | None) -> RunMetrics:
-    """The run's metrics with each condition's diagnosis row (the figure catalogue's diagnosis columns); unchanged
-    without a diagnosis.jsonl."""
+    """The run's metrics with each condition's diagnosis row and, per task, its value of each catalogued measure (the
+    mean over the task's scored reflections, in `TaskMetrics.figures`, which the catalogue's diagnosis figures
+    average over tasks); unchanged without a diagnosis.jsonl."""
     if items is None:
         return metrics
-    conditions = [
-        c.model_copy(update={"totals": c.totals.model_copy(update={"diagnosis": condition_row(items, c.condition)})})
-        for c in metrics.conditions
-    ]
+    conditions = []
+    for c in metrics.conditions:
+        mine = [i for i in items if i.condition == c.condition and i.claims is not None and i.truth.scored]
+        tasks = [t.model_copy(update={"figures": t.figures | _task_values(mine, t.task_id)}) for t in c.tasks]
+        totals = c.totals.model_copy(update={"diagnosis": condition_row(items, c.condition)})
+        conditions.append(c.model_copy(update={"totals": totals, "tasks": tasks}))
     return metrics.model_copy(update={"conditions": conditions})
+
+
+def _task_values(items: Sequence[TrialDiagnosis], task: str) -> dict[str, float | None]:
+    scores = [score_claims(i.truth, i.claims) for i in items if i.task_id == task and i.claims is not None]
+    values: dict[str, float | None] = {}
+    for measure in CATALOGUED:
+        defined = [v for score in scores if (v := score.value(measure)) is not None]
+        values[figure_name(measure)] = sum(defined) / len(defined) if defined else None
+    return values

@@ -17,9 +17,10 @@ SEMANTIC_THRESHOLD = 0.975
 Calibrated on the published ALFWorld runs (reflexion_run_logs and base_run_logs, 263 reflections after the
 first of a task), where repeats are near-identical text and difflib's rule (ratio >= 0.85) is trustworthy: over
 cosine thresholds 0.950, 0.955, ..., 0.990, 0.975 gives the highest Cohen's kappa between the two rules'
-per-reflection repeat verdicts (0.76, 88% agreement). Lower thresholds flag plans that merely share the
-task's vocabulary: reflections of one ALFWorld task are rarely below cosine 0.9. tests/harness/test_semantic.py
-recomputes the calibration.
+per-reflection repeat verdicts (0.76, 88% agreement): in-sample, and an agreement of two rules. Lower thresholds
+flag plans that merely share the task's vocabulary: reflections of one ALFWorld task are rarely below cosine 0.9.
+tests/harness/metrics/test_semantic.py recomputes the calibration, and the check against a reader where the rules
+disagree (tests/fixtures/semantic_validation/: neither rule beyond chance there).
 """
 
 
@@ -52,9 +53,10 @@ def semantic_repetition_rate(vectors: np.ndarray, threshold: float = SEMANTIC_TH
 
     Definition: the share of reflections after the first whose cosine similarity to some earlier
     reflection of the same task is >= `threshold`. None below two reflections, as for difflib's RRR:
-    there is nothing to repeat, and 0 would read as "never repeats".
+    there is nothing to repeat, and 0 would read as "never repeats"; None too when every row is zero, every
+    reflection blank (`blank_rows_zeroed`), as difflib's RRR of a silent memory (harness.metrics.core.is_silent).
     """
-    if len(vectors) < 2:
+    if len(vectors) < 2 or not np.any(vectors):
         return None
     earlier = max_earlier_cosines(vectors)
     return sum(cosine >= threshold for cosine in earlier) / len(earlier)

@@ -12,7 +12,7 @@ libraries back from its insights.jsonl.
 
 from __future__ import annotations
 
-from harness.reflection.insights._counting import EditOfNoRule, update_rules
+from harness.reflection.insights._counting import screen, update_rules
 from harness.reflection.insights._experience import experience_tasks, trial_text
 from harness.reflection.insights._folds import outcome, split_folds
 from harness.reflection.insights._ledger import apply_answer, extract, replay
@@ -28,7 +28,6 @@ from harness.reflection.insights._prompt import critique_messages, rules_message
 from harness.reflection.insights._run_libraries import run_libraries
 
 __all__ = [
-    "EditOfNoRule",
     "ExpelDomain",
     "InsightsOptions",
     "PlannedCritique",
@@ -41,6 +40,7 @@ __all__ = [
     "replay",
     "rules_message",
     "run_libraries",
+    "screen",
     "split_folds",
     "success_chunks",
     "outcome",

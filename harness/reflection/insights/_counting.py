@@ -17,10 +17,6 @@ ORDER = ("REMOVE", "AGREE", "EDIT", "ADD")
 """ExpeL's order of application: an EDIT comes after the REMOVE and AGREE that find rules by their old text."""
 
 
-class EditOfNoRule(IndexError):
-    """EDIT 0 on an empty list: ExpeL's update_rules fails here (it indexes rules[-1]), so this does too."""
-
-
 @dataclass(frozen=True)
 class Source:
     """Where a change comes from, for the rule's history."""
@@ -48,7 +44,9 @@ def screen(texts: Sequence[str], operations: Sequence[Operation]) -> list[tuple[
 
     ADD is dropped when its text contains an existing rule; AGREE and REMOVE when it contains none; EDIT counts as
     AGREE of the first rule its text contains, else it is dropped without a number or past the end of the list
-    (EDIT 0 stays, and edits the last rule).
+    (EDIT 0 stays, and edits the last rule). One departure: EDIT 0 on an empty list, where ExpeL's update_rules
+    fails (it indexes rules[-1]), is dropped like the other operations that name no rule, so one answer cannot end
+    a build, its resumption and its report for good.
     """
     kept = []
     for operation in operations:
@@ -59,7 +57,7 @@ def screen(texts: Sequence[str], operations: Sequence[Operation]) -> list[tuple[
         elif operation.kind == "EDIT":
             if match is not None:
                 kept.append((operation, Operation(kind="AGREE", number=match + 1, text=texts[match])))
-            elif operation.number is not None and operation.number <= len(texts):
+            elif operation.number is not None and operation.number <= len(texts) and texts:
                 kept.append((operation, operation))
         elif match is not None:
             kept.append((operation, operation))
@@ -90,9 +88,7 @@ def update(rules: Sequence[Rule], operations: Sequence[Operation], list_full: bo
                 entries.append(_Entry(applied.text, 0))
                 _record(entries[-1], source, parsed, applied, ADD_COUNT)
             elif kind == "EDIT":
-                assert applied.number is not None  # screened
-                if not entries:
-                    raise EditOfNoRule(f"{parsed.label} on an empty rule list")
+                assert applied.number is not None and entries  # screened
                 # EDIT 0 reaches entries[-1], the last rule, as in ExpeL.
                 entry = entries[applied.number - 1]
                 previous, entry.text = entry.text, applied.text

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from harness.llm import ChatMessage
 from harness.records.insights import Critique, CritiqueStep, InsightsLedger, Operation
-from harness.reflection.insights._counting import Source, update
+from harness.reflection.insights._counting import Source, screen, update
 from harness.reflection.insights._operations import parse_operations
 from harness.reflection.insights._plan import ExpelDomain, PlannedCritique
 from harness.reflection.insights._prompt import critique_messages
@@ -27,9 +27,11 @@ def apply_answer(
     operations = parse_operations(raw_answer)
     step = len(ledger.steps)
     counted = operations if admit is None else [o for o in operations if admit(step, o)]
+    screened = {id(parsed) for parsed, _ in screen([rule.text for rule in ledger.rules], counted)}
     kept, dropped = update(ledger.rules, counted, list_full, Source(step, critique, raw_answer))
     record = CritiqueStep(
-        step=step, critique=critique, raw_answer=raw_answer, operations=operations, prompt_full=prompt_full,
+        step=step, critique=critique, raw_answer=raw_answer, operations=operations,
+        screened_out=[o for o in counted if id(o) not in screened], prompt_full=prompt_full,
         list_full=list_full, rules=[(rule.text, rule.count) for rule in kept],
     )
     return ledger.model_copy(update={

@@ -10,12 +10,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Kind = Literal["run", "sweep", "audit"]
-KINDS: tuple[Kind, ...] = ("run", "sweep", "audit")
+Kind = Literal["run", "sweep", "audit", "propagation"]
+KINDS: tuple[Kind, ...] = ("run", "sweep", "audit", "propagation")
 
 
 class IndexRow(BaseModel):
-    """One run directory, sweep or audit folder."""
+    """One run directory, sweep, audit or plant-and-trace study folder."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -137,8 +137,8 @@ def reflect(item: BankTrajectory, source: ReflectionSource, domain: Domain, llm:
     record = item.record
     context = CallContext(task_id=record.task_id, trial=record.trial, condition=source.name, role="reflector")
     meter = MeteredLLM(llm, context, model.reflector_stop)
-    found = source.reflect(reflection_input(item), domain.reflection, meter)
-    reflection = checked_reflection(found, source, source.name, record.task_id, record.trial)
+    reflection = checked_reflection(lambda: source.reflect(reflection_input(item), domain.reflection, meter), source,
+                                    source.name, record.task_id, record.trial)
     return BankReflection(trajectory=item.id, record=record.model_copy(update={
         "condition": source.name, "memory": record.memory, "reflection": reflection.text,
         "reflection_details": reflection.details, "reflection_identity": None, "reflector_model": model_name(model),

@@ -194,6 +194,22 @@ def test_an_out_that_is_a_file_is_refused_before_the_audit_runs(tmp_path: Path) 
     assert out.read_text() == "kept\n"
 
 
+def test_an_out_in_a_run_directory_is_refused_before_the_audit_runs(tmp_path: Path) -> None:
+    """'reflexion-audit --out <a run's directory> writes audit.json and audit.md among the run's files (the
+    report and the index refuse such a folder now; the audit should too).'"""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "trials.jsonl").write_text("")
+    for out, where in ((run, ""), (run / "audit", f"inside {run}, ")):
+        result = run_module("harness.cli.audit", "--out", str(out))
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr == (
+            f"error: --out {out} is {where}a run's directory (it holds trials.jsonl), and audit.json and audit.md "
+            "would be written among its files; give a folder outside every run directory, e.g. results/audit.\n"
+        )
+    assert sorted(path.name for path in run.iterdir()) == ["trials.jsonl"]
+
+
 def test_show_prints_a_frozen_environment_with_its_similarities(capsys: pytest.CaptureFixture[str]) -> None:
     main(["show", REFLEXION, "env_22"])
     out = capsys.readouterr().out

@@ -106,6 +106,12 @@ CASES = {
         ("model=openai-compatible", "model.base_url=not-a-url"), ("model.base_url = 'not-a-url'", "http://")
     ),
     "bad cache mode": Case(("llm.cache.mode=bogus",), ("llm.cache.mode = 'bogus'", "'off', 'record', 'replay'")),
+    # "insights.folds has no bound: 100,000 folds on 4 tasks prints 99,996 lines; 10^9 ends in MemoryError"
+    "more folds than tasks": Case(
+        ("experiment=hotpotqa_insights_plant", "insights.folds=100000", "llm.cache.mode=replay",
+         "llm.cache.path=tests/fixtures/insights_plant/llm_cache.jsonl"),
+        ("insights.folds = 100000 is invalid: the run has 6 task(s)", "accepted: 2 to 6"),
+    ),  # fmt: skip
     "replay without a cache file": Case(
         ("llm.cache.mode=replay", "llm.cache.path={tmp}/absent.jsonl"),
         ("llm.cache.path={tmp}/absent.jsonl does not exist", "llm.cache.mode=auto"),

@@ -38,8 +38,9 @@ def refused(tmp_path: Path, *overrides: str, env: dict[str, str] | None = None) 
     [
         ("http://user:{secret}@127.0.0.1:{port}/v1", "http://***@127.0.0.1:{port}/v1", "a user:password@"),
         ("http://127.0.0.1:{port}/v1?api_key={secret}", "http://127.0.0.1:{port}/v1?***", "a query string"),
+        ("http://127.0.0.1:{port}/v1;key={secret}", "http://127.0.0.1:{port}/v1;***", "a ;parameter"),
     ],
-    ids=["user:password@", "query string"],
+    ids=["user:password@", "query string", ";parameter"],
 )
 def test_credentials_in_model_base_url_are_refused_and_never_echoed(
     server: VaryingServer, tmp_path: Path, url: str, shown: str, part: str
@@ -60,3 +61,11 @@ def test_credentials_in_openai_base_url_from_the_environment_are_refused_and_nev
     url = f"http://user:{SECRET}@127.0.0.1:{server.port}/v1"
     line = refused(tmp_path, "~model.base_url", env={"OPENAI_BASE_URL": url})
     assert f"OPENAI_BASE_URL = 'http://***@127.0.0.1:{server.port}/v1' is refused" in line, line
+
+
+def test_a_base_url_read_two_ways_is_refused(server: VaryingServer, tmp_path: Path) -> None:
+    """'http://127.0.0.1:PORT/v1\\@evil.example/ passes although a URL must end in /v1' (a path to one URL parser, a
+    host to another; a URL not ending in /v1 at all: test_probe.py)."""
+    line = refused(tmp_path, f"model.base_url='http://127.0.0.1:{server.port}/v1\\@evil.example/'")
+    assert "ends in /v1; this one holds a backslash, a space or a control character" in line, line
+    assert server.requests == 0

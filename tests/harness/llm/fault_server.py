@@ -22,7 +22,8 @@ from benchmarks.recorded_server import Answer, RecordedHandler, RecordedServer, 
 
 FaultKind = Literal[
     "status", "timeout", "drop", "malformed_json", "empty_choices", "truncated", "trickle",
-    "non_utf8", "html", "null_text", "negative_usage", "oversized", "no_usage",
+    "non_utf8", "html", "null_text", "negative_usage", "oversized", "no_usage", "deep_json", "lone_surrogate",
+    "huge_usage",
 ]  # fmt: skip
 
 
@@ -40,7 +41,10 @@ class Fault:
     non_utf8: 200 whose JSON body holds bytes that are no UTF-8; html: 200 with a proxy's HTML page (text/html);
     null_text: 200 whose answer text is null; negative_usage: 200 counting -3 prompt tokens;
     oversized: 200 whose answer is `size` characters, whatever max_tokens asked for;
-    no_usage: the recorded answer without token counts (no fault: a server that counts none).
+    no_usage: the recorded answer without token counts (no fault: a server that counts none);
+    deep_json: 200 whose JSON body nests 100,000 lists deep; lone_surrogate: 200 whose answer text is an escaped
+    lone surrogate, "\\udfff" (what a server cutting an emoji in half sends); huge_usage: 200 counting 10**30
+    prompt tokens.
     """
 
     kind: FaultKind
@@ -80,6 +84,9 @@ class _FaultHandler(RecordedHandler):
             return
         if fault.kind in _BROKEN_BODIES:
             self.send_json(200, _BROKEN_BODIES[fault.kind](completion_body(self.path, payload, answer), fault))
+            return
+        if fault.kind == "deep_json":
+            self.send_json(200, b'{"choices": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
             return
         if fault.kind == "html":
             page = b"<html><body><h1>502 Bad Gateway</h1></body></html>"
@@ -139,6 +146,8 @@ _BROKEN_BODIES = {
     "negative_usage": _negative_usage,
     "oversized": lambda body, fault: _choice_text(body, "Reflection: " + "x" * (fault.size - len("Reflection: "))),
     "no_usage": _no_usage,
+    "lone_surrogate": lambda body, fault: _choice_text(body, "half an emoji: \udfff"),
+    "huge_usage": lambda body, fault: {**body, "usage": {**body["usage"], "prompt_tokens": 10**30}},
 }
 
 

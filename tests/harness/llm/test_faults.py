@@ -56,6 +56,12 @@ BROKEN_200S = {
         "no completion (usage.prompt_tokens: Input should be greater than or equal to 0 (got -3))",
     ),
     "Retry-After: nan": (Fault.http(429, retry_after=float("nan")), "HTTP 429 (Retry-After nan)"),
+    "JSON nested 100,000 deep": (Fault("deep_json"), "JSON body is nested deeper than the parser goes"),
+    "lone surrogate": (Fault("lone_surrogate"), "text holds a lone surrogate ('\\udfff')"),
+    "10**30 prompt tokens": (
+        Fault("huge_usage"),
+        "counting a 31-digit number of prompt tokens for a prompt of 15 bytes, more than any tokenizer makes",
+    ),
 }
 
 

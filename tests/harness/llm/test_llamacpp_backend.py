@@ -73,6 +73,47 @@ def test_temperature_zero_is_identical_across_processes() -> None:
     assert first == second and all(text.strip() for text in first)
 
 
+# A trial left on a daemon thread inside llama.cpp while the process exits, as a run stopped at once leaves it. The
+# first exit hook registered runs last, after the harness's: it says whether the call had left llama.cpp by then.
+EXIT_MID_CALL = """
+import atexit, sys, threading, time
+left = threading.Event()
+atexit.register(lambda: print(f"left llama.cpp before the exit: {left.wait(1.0)}", flush=True))
+from harness.llm import LLMRequest, ModelConfig, create_backend
+backend = create_backend(ModelConfig.model_validate_json(sys.argv[1]))
+backend.generate(LLMRequest(kind="completion", prompt="warm", max_tokens=1))
+long = LLMRequest(kind="completion", prompt="and then the water rose again, " * 60, max_tokens=1200)
+
+def generate():
+    try:
+        backend.generate(long)
+    except BaseException:
+        pass
+    left.set()
+
+threading.Thread(target=generate, daemon=True).start()
+time.sleep(0.3)
+sys.exit(143)
+"""
+
+
+def test_a_process_exiting_while_the_model_computes_stops_it_first_and_exits_with_its_code() -> None:
+    """'A second stop signal while the embedded model computes printed "interrupted: stopped at once" and then ended
+    in "Segmentation fault"': C's exit handlers freed llama.cpp's CPU backend under the trial thread still computing
+    (gdb: SIGSEGV in ggml_cpu_extra_compute_forward while the main thread ran _dl_fini). The model is now stopped
+    first: its call aborted, the model freed by the main thread, before the interpreter's exit goes on. Checked by
+    the order, which is certain (a call still running after 1 s), not by the crash, which came in about half the
+    tries of this process."""
+    config = SMOLLM2.model_copy(update={"n_ctx": 2048, "n_threads": 2})  # llama.cpp's own threads too
+    repo = Path(__file__).resolve().parents[3]
+    run = subprocess.run(
+        [sys.executable, "-c", EXIT_MID_CALL, config.model_dump_json()], capture_output=True, text=True, timeout=120,
+        cwd=repo,
+    )  # fmt: skip
+    assert run.stdout.strip().splitlines()[-1] == "left llama.cpp before the exit: True", run.stdout + run.stderr
+    assert run.returncode == 143, run.stderr[-2000:]
+
+
 def test_calls_from_threads_are_serialised(smollm2: LlamaCppBackend) -> None:
     expected = smollm2.generate(COMPLETION).text
     results: list[str] = []

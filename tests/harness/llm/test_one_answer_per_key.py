@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import CacheCorruptError
+from harness.errors import CacheCorruptError, CacheWriteError
+from harness.llm import _in_flight
 from harness.llm import CachedLLM, CacheStore, LLMRequest, LLMResponse, ModelConfig, Usage, cache_key, create_backend
 from harness.records.canonical import sha256_hex
 from tests.varying_server import VaryingServer
@@ -165,3 +166,62 @@ def test_a_claim_whose_holder_was_killed_is_dropped_with_it(tmp_path: Path) -> N
     os.kill(holder.pid, signal.SIGKILL)
     holder.join(timeout=60)
     assert taken.wait(timeout=10), "the killed holder's claim was not dropped"
+
+
+def test_a_claim_held_by_a_suspended_process_is_waited_on_aloud(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'A run blocked on another process's claim on a cache key waits silently and without end (the holder
+    suspended with Ctrl-Z)': the wait is said in the log, with the key, the holder and how long it has waited."""
+    monkeypatch.setattr(_in_flight, "NOTICE_AFTER_S", 0.2)
+    cache, held = tmp_path / "cache.jsonl", tmp_path / "held"
+    key = cache_key("any", REQUEST)
+    holder = multiprocessing.get_context("fork").Process(target=hold_a_claim, args=(str(cache), key, str(held)))
+    holder.start()
+    while not held.exists():
+        time.sleep(0.01)
+    assert holder.pid is not None
+    os.kill(holder.pid, signal.SIGSTOP)  # Ctrl-Z
+    taken = threading.Event()
+
+    def take() -> None:
+        with CacheStore(cache).claim(key):
+            taken.set()
+
+    threading.Thread(target=take, daemon=True).start()
+    deadline = time.monotonic() + 10
+    while "waiting" not in caplog.text and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(holder.pid, signal.SIGKILL)
+    holder.join(timeout=60)
+    assert taken.wait(timeout=10)
+    notice = caplog.text
+    assert f"waiting 0 s for the cache key {key[:16]}, which process {holder.pid} (" in notice, notice
+    assert f"which is stopped (suspended with Ctrl-Z?): `kill -CONT {holder.pid}` resumes it" in notice, notice
+
+
+def test_one_cache_file_named_by_two_paths_is_asked_once(server: VaryingServer, tmp_path: Path) -> None:
+    """'One cache file named by two paths (a symlink) is claimed twice: every request paid twice.' Both names lock
+    the lock file beside the file itself."""
+    real, elsewhere = tmp_path / "cache.jsonl", tmp_path / "elsewhere"
+    real.touch()
+    elsewhere.mkdir()
+    (elsewhere / "link.jsonl").symlink_to(real)
+    one, other = llm(server.base_url, real), llm(server.base_url, elsewhere / "link.jsonl")
+    answers: list[LLMResponse] = []
+    ask_together([lambda: answers.append(one.generate(REQUEST)), lambda: answers.append(other.generate(REQUEST))])
+    assert server.requests == 1 and {answer.text for answer in answers} == {"answer 1"}
+    assert list(elsewhere.iterdir()) == [elsewhere / "link.jsonl"]
+
+
+def test_a_lock_file_that_is_a_symbolic_link_is_never_followed(tmp_path: Path) -> None:
+    """'The cache's claim opens <cache>.lock through a symbolic link and creates its target outside the cache's
+    folder' (a link made after the run's checks: the checks refuse one before, test_cache_lock_refusals.py)."""
+    cache, target = tmp_path / "cache" / "cache.jsonl", tmp_path / "outside" / "target"
+    cache.parent.mkdir()
+    target.parent.mkdir()
+    (cache.parent / "cache.jsonl.lock").symlink_to(target)
+    with pytest.raises(CacheWriteError, match="lock file .*cache.jsonl.lock is a symbolic link .*never follows"):
+        with CacheStore(cache).claim(cache_key("any", REQUEST)):
+            pass
+    assert not target.exists()

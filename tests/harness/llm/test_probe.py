@@ -63,6 +63,9 @@ def test_a_base_url_without_scheme_is_refused_by_the_config() -> None:
     for url in ("localhost:8000/v1", "not-a-url"):
         with pytest.raises(ValidationError, match="starts with http:// or https://"):
             model(url)
+    for url in ("http://127.0.0.1:8000/v2", "http://127.0.0.1:8000/"):
+        with pytest.raises(ValidationError, match="ends in /v1; this one does not end in /v1"):
+            model(url)
 
 
 @pytest.mark.parametrize("url", ["localhost:8000/v1", "not-a-url"])
@@ -78,3 +81,38 @@ def test_an_unset_key_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HARNESS_PROBE_KEY", raising=False)
     with pytest.raises(MissingAPIKeyError, match="HARNESS_PROBE_KEY is not set"):
         api_key(model("http://127.0.0.1:1/v1", "HARNESS_PROBE_KEY"))
+
+
+
+def _serve(status: int, headers: dict[str, str], seen: list[str | None]) -> ThreadingHTTPServer:
+    """A server answering every GET with `status` and `headers`, noting each request's Authorization header."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.headers.get("Authorization"))
+            self.send_response(status)
+            for name, value in {**headers, "Content-Length": "0"}.items():
+                self.send_header(name, value)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
+    return server
+
+
+def test_a_redirect_is_an_answer_and_the_key_goes_to_no_other_server() -> None:
+    """'The reachability probe sends the API key to whatever host a redirect names': a server answering GET
+    /v1/models with 302 to another server (http, another port) made urllib send it `Authorization: Bearer <key>`."""
+    stolen: list[str | None] = []
+    other = _serve(200, {}, stolen)
+    redirecting = _serve(302, {"Location": f"http://127.0.0.1:{other.server_address[1]}/steal"}, [])
+    try:
+        check_reachable(model(f"http://127.0.0.1:{redirecting.server_address[1]}/v1"), "sk-redirect-canary")
+    finally:
+        for server in (redirecting, other):
+            server.shutdown()
+            server.server_close()
+    assert stolen == []

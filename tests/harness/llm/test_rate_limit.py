@@ -25,6 +25,7 @@ from harness.llm import (
     estimate_tokens,
     shared_limiters,
 )
+from harness.llm import _rate_limit as rate_limit
 from harness.llm._rate_limit import Grant
 
 WINDOW_S = 0.2  # a short real window keeps each test well under a second
@@ -110,6 +111,21 @@ def test_a_settled_request_frees_the_tokens_it_did_not_use() -> None:
     started = time.monotonic()
     limiter.acquire(90)  # 10 + 90 fit; with the estimate it would wait a minute
     assert time.monotonic() - started < 0.5
+
+
+def test_a_long_wait_for_the_limit_is_said_in_the_log(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """'The client-side rate limiter then stalls each request for its whole window with nothing said.'"""
+    monkeypatch.setattr(rate_limit, "NOTICE_S", 0.1)
+    limiter = RateLimiter("gpt-4o-mini", requests_per_minute=None, tokens_per_minute=100, window_s=WINDOW_S)
+    limiter.acquire(90)
+    limiter.acquire(90)  # waits the window out
+    (notice,) = [record.getMessage() for record in caplog.records if "waits" in record.getMessage()]
+    assert notice.startswith("model gpt-4o-mini waits 0 s for its rate limit (requests_per_minute=None, ")
+    assert notice.endswith(
+        "tokens_per_minute=100): the last 0 s hold 1 request(s) charged 90 tokens, and this one needs 90"
+    )
 
 
 def test_a_request_larger_than_the_whole_token_budget_is_refused_at_once() -> None:

@@ -17,7 +17,6 @@ so one pass of `effects_of_chains` measures a planted and a null comparison, Hol
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator
 from functools import cache
 
@@ -34,6 +33,7 @@ from harness.metrics.effects import (
     group_chains,
     task_values,
 )
+from harness.metrics.paired import ALPHA, holm_or_none
 from harness.records import TrialRecord
 from harness.records.identity import ReflectionIdentity
 from tests.harness.factories import make_record
@@ -46,7 +46,7 @@ NULL_CONDITION = "null"
 STUDIES = 200
 SEED = 20251202
 RESAMPLES = 999
-"""Bootstrap resamples and random sign patterns: fewer than the report's 9999 to keep the instrument fast; a p
+"""Random sign patterns: fewer than the report's 9999 to keep the instrument fast; a p
 resolution of 0.002 is ample at alpha 0.05."""
 
 PLANTED = {"solved": (0.25, 0.75), "rrr": (0.3, 0.6), "on_task": (0.6, 0.3)}
@@ -117,6 +117,8 @@ class Comparison:
     def __init__(self, row: EffectRow, differences: np.ndarray) -> None:
         self.row = row
         self.differences = differences
+        self.significant = row.significant
+        """Holm's p over the study's two conditions below alpha, as for a primary measure (`measure_study`)."""
 
 
 Study = dict[str, dict[str, Comparison]]
@@ -140,9 +142,15 @@ def measure_study(rng: np.random.Generator) -> Study:
         effects = effects_of_chains(chains, n_resamples=RESAMPLES, seed=seed)
         assert effects is not None
         rows = {(row.condition, row.measure): row for row in effects.rows}
-        for condition, name in itertools.product(study, tests):
+        for name in tests:
             measure = TESTS[name][0]
-            study[condition][name] = Comparison(rows[condition, measure], _differences(chains, condition, measure))
+            for condition in study:
+                study[condition][name] = Comparison(rows[condition, measure], _differences(chains, condition, measure))
+            # Each test as a design's primary measure: Holm over the planted and the null condition alone (the
+            # report's own p_holm puts a secondary measure in one family with the others: effects.adjusted).
+            p_holm = holm_or_none([study[condition][name].row.p for condition in study])
+            for condition, p in zip(study, p_holm):
+                study[condition][name].significant = p is not None and p < ALPHA
     return study
 
 

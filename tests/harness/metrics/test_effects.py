@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from harness.metrics.effects import effects, group_chains, merge_chains, task_values
+from harness.metrics.paired import holm_or_none
 from harness.records import TrialRecord
 from harness.records.identity import ReflectionIdentity
 from tests.harness.factories import make_record
@@ -72,7 +73,8 @@ def planted_run(tasks: int = 12) -> list[TrialRecord]:
 def test_a_planted_difference_is_found_and_an_equal_condition_is_not() -> None:
     result = effects(planted_run())
     rows = {(row.measure, row.condition): row for row in result.rows}
-    assert set(rows) == {("solved", "better"), ("solved", "same"), ("rrr", "better"), ("rrr", "same")}
+    measures = ("solved", "trials_to_win", "rrr", "rrr_matched")
+    assert set(rows) == {(measure, condition) for measure in measures for condition in ("better", "same")}
     solved = rows[("solved", "better")]
     assert (solved.n, solved.test, solved.discordant, solved.difference) == (12, "mcnemar_exact", (12, 0), 1.0)
     assert solved.p == pytest.approx(2 / 2**12)
@@ -81,7 +83,9 @@ def test_a_planted_difference_is_found_and_an_equal_condition_is_not() -> None:
     assert not rows[("solved", "same")].significant and rows[("solved", "same")].p == 1.0
     rrr = rows[("rrr", "better")]
     assert (rrr.control_mean, rrr.condition_mean, rrr.test) == (1.0, 0.0, "paired_permutation")
-    assert rrr.significant and rrr.ci_low is None  # every difference is -1: no variance, no interval
+    # Every difference is -1: no spread for the sign flips, so the exact bound of 12 tasks alike (all 12 at -1 is
+    # rarer than 5% unless a task is at -1 with probability 0.05**(1/12) = 0.78 or more): -1.00 to -0.56.
+    assert rrr.significant and (rrr.ci_low, round(rrr.ci_high, 2)) == (-1.0, -0.56)
 
 
 def test_with_repeats_a_task_counts_once_and_solved_shares_take_the_permutation_test() -> None:
@@ -90,9 +94,40 @@ def test_with_repeats_a_task_counts_once_and_solved_shares_take_the_permutation_
         for repeat in range(2):
             records.append(record(f"t{i}", "self_diagnosis", 0, None, success=repeat == 0, repeat=repeat))
             records.append(record(f"t{i}", "better", 0, None, success=True, repeat=repeat))
-    solved, first = effects(records).rows  # every task solved at trial 0 in both: the first solving trial pairs too
+    # Every task solved at trial 0 in both: the first solving trial pairs too, as do the trials before the first win
+    # (0 where a chain won at once, 1 where it played its one trial and lost).
+    solved, first, trials = effects(records).rows
     assert (first.measure, first.n, first.difference) == ("first_solving_trial", 6, 0.0)
+    assert (trials.measure, trials.n, trials.control_mean, trials.condition_mean) == ("trials_to_win", 6, 0.5, 0.0)
     row = solved
     assert (row.measure, row.n, row.test, row.discordant) == ("solved", 6, "paired_permutation", None)
     assert (row.control_mean, row.condition_mean) == (0.5, 1.0)
     assert row.p == pytest.approx(2 / 2**6)  # every difference +0.5: only all plus and all minus are as extreme
+
+
+def test_the_primary_measure_is_its_own_family_and_the_secondary_ones_share_one() -> None:
+    """Issue 48: four measures were each Holm-adjusted over the conditions alone, none declared primary. Now the
+    design's primary measure is adjusted over its conditions, every secondary row over all the secondary rows."""
+    result = effects(planted_run(), primary="solved")
+    rows = {(row.measure, row.condition): row for row in result.rows}
+    secondary = [row for row in result.rows if row.measure != "solved"]
+    assert result.primary == "solved"
+    assert rows["solved", "better"].p_holm == pytest.approx(2 * rows["solved", "better"].p)  # two conditions
+    p_values = [row.p for row in secondary]
+    assert [row.p_holm for row in secondary] == pytest.approx(holm_or_none(p_values))
+    smallest = min(p_values)  # type: ignore[type-var]
+    assert min(row.p_holm for row in secondary) == pytest.approx(len(secondary) * smallest)  # type: ignore[type-var]
+    # Declared primary, RRR is adjusted over its two conditions only.
+    as_primary = {(r.measure, r.condition): r for r in effects(planted_run(), primary="rrr").rows}
+    assert as_primary["rrr", "better"].p_holm == pytest.approx(2 * as_primary["rrr", "better"].p)
+    assert effects(planted_run(), primary=None).primary is None
+
+
+def test_a_primary_measure_that_is_no_measure_is_refused_in_one_sentence() -> None:
+    from pydantic import ValidationError
+
+    from harness.run.metrics_settings import MetricsSettings
+
+    assert MetricsSettings(primary_measure="rrr_matched").primary_measure == "rrr_matched"
+    with pytest.raises(ValidationError, match="metrics.primary_measure 'frozen' is no effect measure; accepted: solved"):
+        MetricsSettings(primary_measure="frozen")

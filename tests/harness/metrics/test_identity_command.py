@@ -73,11 +73,14 @@ def test_a_bad_line_is_one_sentence_and_exit_2(tmp_path: Path) -> None:
         # NaN: once accepted and printed back, so the output was not JSON.
         ('{"domain": "alfworld", "task": "%s", "text": "take the mug", "score": NaN}' % MUG_TO_DESK,
          "NaN is not a JSON number"),
+        # A number beyond a float's range: read as infinity, then a traceback when printed back.
+        ('{"domain": "alfworld", "task": "%s", "text": "take the mug", "score": 1e999}' % MUG_TO_DESK,
+         "1e999 is a number too large for a float"),
         # Nesting deep enough to exhaust the parser's recursion: once a traceback.
         ('{"domain": "alfworld", "task": "%s", "text": "x", "deep": %s1%s}' % (MUG_TO_DESK, "[" * 100_000, "]" * 100_000),
          "nested too deeply"),
     ],
-    ids=["unknown object type", "a key twice", "NaN", "deep nesting"],
+    ids=["unknown object type", "a key twice", "NaN", "1e999", "deep nesting"],
 )  # fmt: skip
 def test_what_the_harness_refuses_is_refused_in_one_sentence(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, says: str
@@ -104,6 +107,21 @@ def test_a_reader_that_stops_reading_ends_it_quietly(tmp_path: Path) -> None:
         code = process.wait()
     assert json.loads(first)["label"] == "on_task"
     assert error == "" and code == 141  # 128 + SIGPIPE, as `reflexion-gate show | head` exits
+
+
+def test_a_closed_standard_output_is_one_sentence_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'The identity command gives a traceback when stdout is closed' (`>&-`, where Python's sys.stdout is None)."""
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps({"domain": "alfworld", "task": MUG_TO_DESK, "text": "take the mug"}) + "\n")
+    monkeypatch.setattr(sys, "stdout", None)
+    with pytest.raises(SystemExit) as stopped:
+        main([str(path)])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err == (
+        "error: standard output is closed, and the labelled lines are written there; send it to a file or a pipe.\n"
+    )
 
 
 def test_the_usage_prints_as_its_lines() -> None:

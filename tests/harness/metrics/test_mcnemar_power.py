@@ -29,6 +29,9 @@ N_TASKS = 30
 QUADRATURE_NODES = 80
 """Gauss-Hermite nodes: the integrand is smooth, and 80 nodes fix g and l to far below 1e-9."""
 
+DIFFICULTY_SD = 1.0
+"""The sd of the tasks' latent difficulty: what makes the conditions' outcomes on a task alike, and so what the
+power depends on (more alike, fewer discordant tasks)."""
 SIMULATED_STUDIES = 20_000
 SEED = 20251204
 TARGET_POWER = 0.80
@@ -44,17 +47,21 @@ def _p_value(gained: int, discordant: int) -> float:
     return mcnemar_exact(control + [False] * gained, condition + [True] * gained)[1]
 
 
-def discordance(control: float, condition: float) -> tuple[float, float]:
-    """(g, l): the probability that a task is gained, and lost, by the condition against the control."""
+def discordance(control: float, condition: float, sd: float = DIFFICULTY_SD) -> tuple[float, float]:
+    """(g, l): the probability that a task is gained, and lost, by the condition against the control, the latent
+    difficulty's sd `sd`."""
     nodes, weights = hermegauss(QUADRATURE_NODES)
     weights = weights / weights.sum()  # the standard normal's weights
-    a, b = expit(logit(control) - nodes), expit(logit(condition) - nodes)
+    a, b = expit(logit(control) - sd * nodes), expit(logit(condition) - sd * nodes)
     return float(np.sum(weights * (1 - a) * b)), float(np.sum(weights * a * (1 - b)))
 
 
-def mcnemar_power(n_tasks: int, control: float, condition: float, alpha: float = ALPHA) -> float:
-    """Exact power of the harness's McNemar test over `n_tasks` tasks (median task: `control` vs `condition`)."""
-    gained, lost = discordance(control, condition)
+def mcnemar_power(
+    n_tasks: int, control: float, condition: float, alpha: float = ALPHA, sd: float = DIFFICULTY_SD
+) -> float:
+    """Exact power of the harness's McNemar test over `n_tasks` tasks (median task: `control` vs `condition`, the
+    latent difficulty's sd `sd`)."""
+    gained, lost = discordance(control, condition, sd)
     share = gained / (gained + lost)
     return sum(
         float(binom.pmf(m, n_tasks, gained + lost) * binom.pmf(k, m, share))
@@ -107,5 +114,9 @@ def test_the_docs_quote_the_exact_power_and_the_tasks_it_takes() -> None:
     text = " ".join(METRICS_DOC.read_text().split())
     power = re.search(r"At 0\.3 vs 0\.7 McNemar's power over 30 tasks is (\d\.\d+)", text)
     assert power is not None and power.group(1) == f"{mcnemar_power(N_TASKS, 0.3, 0.7):.2f}"
+    # The figure assumes a latent difficulty sd of 1; the docs say so and give it at 0 and 2 (issue 48).
+    spread = re.search(r"with a latent difficulty sd of 1 \((\d\.\d+) at sd 0, (\d\.\d+) at sd 2\)", text)
+    assert spread is not None
+    assert spread.groups() == tuple(f"{mcnemar_power(N_TASKS, 0.3, 0.7, sd=sd):.2f}" for sd in (0.0, 2.0))
     tasks = re.search(r"a solved difference that size takes (\d+) tasks to reach power 0\.80", text)
     assert tasks is not None and int(tasks.group(1)) == tasks_for_power(0.3, 0.7) == 34

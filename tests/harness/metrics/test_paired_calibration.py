@@ -22,14 +22,15 @@ How each test is held to its null, and why:
 - McNemar is also held to it over MCNEMAR_STUDIES studies drawn at once with numpy (its p depends on two counts
   only); every test is held to it through the report's own path from records (tests/harness/metrics/
   simulated_studies.py: the null comparison of each study, measured by `effects_of_chains`).
-The bootstrap interval is BCa, an asymptotic method with no exact null distribution at 30 tasks of shares; its
-coverage is checked in test_paired_simulation.py.
+The interval inverts the permutation test, so under the null it holds 0 exactly when p is above alpha
+(test_paired_simulation.py); its coverage of a planted difference, test_interval_coverage.py's.
 
 Measured (seeds 20251204 and 20251202, printed by `pytest -s`): McNemar over 20,000 null studies, KS D 0.006
 (p 0.42), 447 rejected against an exact expectation of 457.5; through records, 200 null comparisons, McNemar KS
-D 0.056 (p 0.54), 1 rejected (expected 4.8), the permutation tests pooled (600) KS D 0.051 (p 0.08), 19 rejected
-(expected 20.4). Every p doubled at its source: KS D 0.60, 0.59 and 0.44 (p below 1e-60), McNemar's 227 rejected of
-20,000; halved: D 0.50, 0.53 and 0.47, McNemar's 966 rejected.
+D 0.056 (p 0.54), 1 rejected (expected 4.8), the permutation tests pooled (600) KS D 0.045 (p 0.17), 20 rejected
+(expected 20.4). Every p doubled at its source and capped at 1, as a p-value is: KS D 0.33, 0.36 and 0.45 (p below
+1e-60), McNemar's 227 rejected of 20,000 (uncapped, p above 1 made the D 0.60, 0.59 and 0.58); halved: D 0.50, 0.53
+and 0.51, McNemar's 966 rejected.
 """
 
 from __future__ import annotations

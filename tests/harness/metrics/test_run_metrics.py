@@ -76,17 +76,19 @@ def test_the_table_shows_strict_and_normalized_mention_side_by_side() -> None:
     rows = table.splitlines()
     # pepper is won at trial 1, salt (grounded_template) at trial 2: each condition's first solving trial.
     # Without an identity rule the identity cells say so ("-") rather than 0.
-    # Two tasks, and one, are too few for an interval over tasks: the cells say so beside the counts.
+    # A share is the mean of the tasks' shares (pepper names its object in 0 of 1 reflection, salt in 3 of 3: 50%,
+    # where the 4 reflections pooled made it 75%), with Clopper-Pearson's interval over the tasks: wide at two and
+    # at one task, and given, as it covers at any number of tasks.
     assert rows[2] == (
-        "| self_diagnosis | m | 1/2 (50%) | 1.00 (1) | - | - | - | 3/4 from 2 tasks (75%; too few tasks) "
-        "| 4/4 from 2 tasks (100%; too few tasks) | 1.00 (1) | 1/1 (100%) | 0 |"
+        "| self_diagnosis | m | 1/2 (50%) | 1.00 (1) | - | - | - | 50% over 2 tasks (3/4 reflections; 1%-99%) "
+        "| 100% over 2 tasks (4/4 reflections; 16%-100%) | 1.00 (1) | 1/1 (100%) | 0 |"
     )
     assert rows[3] == (
-        "| grounded_template | m | 1/1 (100%) | 2.00 (1) | - | - | - | 0/1 from 1 task (0%; too few tasks) "
-        "| 0/1 from 1 task (0%; too few tasks) | undefined (0) | undefined | 1 |"
+        "| grounded_template | m | 1/1 (100%) | 2.00 (1) | - | - | - | 0% over 1 task (0/1 reflections; 0%-98%) "
+        "| 0% over 1 task (0/1 reflections; 0%-98%) | undefined (0) | undefined | 1 |"
     )
     assert "undefined, not 0" in table
-    assert "the same interval over tasks). A rule. Average RRR" in table
+    assert "with the same interval. A rule. Average RRR" in table
 
 
 def test_the_grid_marks_solved_tasks_and_undefined_rrr() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import socket
 import subprocess
 import sys
@@ -157,6 +158,14 @@ def test_the_packaged_model_loads_and_embeds_with_no_network(monkeypatch: pytest
     assert attempts == []
 
 
+ALFWORLD_RUNS = ("alfworld_runs/root/reflexion_run_logs", "alfworld_runs/root/base_run_logs")
+"""The published runs SEMANTIC_THRESHOLD was fitted on."""
+
+
+def _not_embedded(texts: Sequence[str]) -> np.ndarray:
+    raise AssertionError(f"{len(texts)} reflections the audit did not embed")
+
+
 def _kappa(a: np.ndarray, b: np.ndarray) -> float:
     expected = a.mean() * b.mean() + (1 - a.mean()) * (1 - b.mean())
     return float(((a == b).mean() - expected) / (1 - expected))
@@ -169,12 +178,9 @@ def test_the_threshold_is_the_one_that_agrees_best_with_difflib_on_the_alfworld_
     """The calibration behind SEMANTIC_THRESHOLD, recomputed: per-reflection repeat verdicts of both rules. The
     vectors are the real model's, from the session's semantic audit of the same runs (tests/finished_runs.py)."""
 
-    def not_embedded(texts: Sequence[str]) -> np.ndarray:
-        raise AssertionError(f"{len(texts)} reflections the audit did not embed")
-
-    cache = EmbeddingCache(not_embedded, model_identity(), semantic_alfworld_audit / "embeddings.npz")
+    cache = EmbeddingCache(_not_embedded, model_identity(), semantic_alfworld_audit / "embeddings.npz")
     difflib_repeats, cosines = [], []
-    for name in ("alfworld_runs/root/reflexion_run_logs", "alfworld_runs/root/base_run_logs"):
+    for name in ALFWORLD_RUNS:
         for task in load_source(get_source(name)):
             memory = task.reflections
             cosines += max_earlier_cosines(cache.embed(memory)) if len(memory) >= 2 else []
@@ -191,3 +197,31 @@ def test_the_threshold_is_the_one_that_agrees_best_with_difflib_on_the_alfworld_
     assert kappas[SEMANTIC_THRESHOLD] == pytest.approx(0.76, abs=0.01)
     assert (semantic == repeats).mean() == pytest.approx(0.88, abs=0.01)
     assert (int((semantic & ~repeats).sum()), int((~semantic & repeats).sum())) == (21, 10)
+
+
+def test_where_the_rules_disagree_a_reader_agrees_with_neither_beyond_chance(semantic_alfworld_audit: Path) -> None:
+    """tests/fixtures/semantic_validation/: 31 reflections where the two rules disagree and 20 where they agree,
+    labelled by reading before either rule's verdict was computed (its README has the question and the result)."""
+    from harness.metrics.agreement import agreement
+
+    folder = ROOT / "tests" / "fixtures" / "semantic_validation"
+    pairs = [json.loads(line) for line in (folder / "pairs.jsonl").read_text().splitlines()]
+    read = {row["id"]: row["label"] for row in map(json.loads, (folder / "labels.jsonl").read_text().splitlines())}
+    cache = EmbeddingCache(_not_embedded, model_identity(), semantic_alfworld_audit / "embeddings.npz")
+    memories = {
+        (name, task.task_id): task.reflections for name in ALFWORLD_RUNS for task in load_source(get_source(name))
+    }
+    verdicts: dict[str, list[tuple[str, str]]] = {"difflib": [], "semantic": []}
+    for pair in pairs:
+        memory, later = memories[pair["source"], pair["task"]], pair["later"]
+        assert memory[later] == pair["later_text"]
+        ratio = max(similarity(memory[later], memory[j]) for j in range(later))
+        cosine = max_earlier_cosines(cache.embed(memory[: later + 1]))[-1]
+        for rule, repeats in (("difflib", ratio >= SIMILARITY_THRESHOLD), ("semantic", cosine >= SEMANTIC_THRESHOLD)):
+            verdicts[rule].append((read[pair["id"]], "repeat" if repeats else "new"))
+    found = {rule: agreement(pairs_, ["repeat", "new"]) for rule, pairs_ in verdicts.items()}
+    assert found["difflib"].matrix == [[14, 21], [6, 10]] and round(found["difflib"].kappa or 0, 2) == 0.02
+    assert found["semantic"].matrix == [[22, 13], [9, 7]] and round(found["semantic"].kappa or 0, 2) == 0.06
+    parted = [k for k in range(len(pairs)) if verdicts["difflib"][k][1] != verdicts["semantic"][k][1]]
+    right = {rule: sum(verdicts[rule][k][0] == verdicts[rule][k][1] for k in parted) for rule in verdicts}
+    assert (len(parted), right["semantic"], right["difflib"]) == (31, 18, 13)

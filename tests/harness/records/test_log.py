@@ -289,3 +289,13 @@ def test_nan_and_infinity_are_no_json_numbers_and_are_refused(tmp_path: Path, to
     log = DurableLog(path, Measure, what="measure")
     with pytest.raises(LogLineError, match=rf"line 2 is not a valid measure \({token.decode()} is not a JSON number\)"):
         log.read()
+
+
+def test_a_number_too_large_for_a_float_is_refused_not_read_as_infinity(tmp_path: Path) -> None:
+    """'A JSON number that overflows to infinity (1e999) passes the "no NaN or Infinity" rule: a trial record with
+    "llm_latency_s": 1e999 read by the report and by a resume as infinite.'"""
+    path = tmp_path / "measures.jsonl"
+    path.write_bytes(b'{"id": "m0", "value": 1.5}\n{"id": "m1", "value": -1e999}\n')
+    log = DurableLog(path, Measure, what="measure")
+    with pytest.raises(LogLineError, match=r"line 2 is not a valid measure \(-1e999 is a number too large for a float"):
+        log.read()

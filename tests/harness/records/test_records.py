@@ -113,6 +113,15 @@ def test_a_version_2_record_without_the_role_split_still_reads_but_a_version_3_o
         TrialLog(tmp_path)
 
 
+def test_a_record_timed_before_engine_waits_were_measured_still_reads(tmp_path: Path) -> None:
+    stored = json.loads(make_record().model_dump_json())
+    del stored["timing"]["engine_wait_s"]
+    (tmp_path / TRIALS_FILE).write_text(json.dumps(stored) + "\n")
+    [old] = TrialLog(tmp_path).records
+    assert old.timing.engine_wait_s is None
+    assert old.model_dump(exclude={"timing"}) == make_record().model_dump(exclude={"timing"})
+
+
 def test_template_parts_and_parser_signals_round_trip(tmp_path: Path) -> None:
     signals = parse_failures([Step(action="look", observation="Nothing happens.")], "max_steps", max_steps=1)
     parts = TemplateParts(

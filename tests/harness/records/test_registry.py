@@ -99,3 +99,23 @@ def test_discovery_runs_once_before_the_first_lookup_and_may_register() -> None:
     assert numbers.get("found") == 7 and numbers.names() == ["found"] and calls == [1]
     numbers.unregister("found")
     assert "found" not in numbers and calls == [1]
+
+
+def test_a_keyboard_interrupt_a_plugin_raises_itself_is_its_failure_but_a_ctrl_c_stays_the_users(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'A module raising KeyboardInterrupt at import is reported as the user's Ctrl-C'; a SIGINT that arrives while
+    a plugin imports still stops the command."""
+    prefix = f"registry_interrupt_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{prefix}_raises.py").write_text("raise KeyboardInterrupt\n")
+    (tmp_path / f"{prefix}_pressed.py").write_text(
+        "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    points = [EntryPoint(kind, f"{prefix}_{kind}:X", GROUP) for kind in ("raises", "pressed")]
+    monkeypatch.setattr(registry_module, "entry_points", entry_points_of(points))
+    numbers: Registry[int] = Registry("number", group=GROUP)
+    with pytest.warns(UserWarning, match="'raises' could not be loaded .*it raised KeyboardInterrupt as it was imp"):
+        assert "raises" not in numbers
+    with pytest.raises(KeyboardInterrupt):
+        numbers.get("pressed")

@@ -76,13 +76,18 @@ def test_runs_of_other_tasks_are_still_pooled(tmp_path: Path) -> None:
     assert "Kept apart" not in conditions_section(report)
 
 
-def test_a_row_pooled_from_a_three_repeat_and_a_one_repeat_run_says_so_not_three_repeats(tmp_path: Path) -> None:
-    """Issue 39: 'a row pooled from a 3-repeat and a 1-repeat run is labelled "3 repeats"'."""
+def test_a_three_repeat_and_a_one_repeat_run_are_rows_of_their_own(tmp_path: Path) -> None:
+    """Issue 48: a task solved in some of 3 chains (pass@3) and one solved in its only chain (pass@1) are different
+    events; pooled into one row (issue 39 labelled it "1 to 3 repeats per task") its solved share meant neither. Kept
+    apart, as runs at other thresholds are, each row says its own repeats."""
     mug = [r for r in records() if r.task_id == MUG and r.condition == "self_diagnosis"]
     thrice = write_run(tmp_path / "mug", [r.model_copy(update={"repeat": k}) for k in range(3) for r in mug])
     once = write_run(tmp_path / "salt", [r for r in records() if r.task_id == SALT and r.condition == "self_diagnosis"])
-    (row,) = rows(write_report([thrice, once], tmp_path / "out").read_text(), "self_diagnosis")
-    assert "1 to 3 repeats per task" in row and "; 3 repeats" not in row
+    report = write_report([thrice, once], tmp_path / "out").read_text()
+    three, one = rows(report, "self_diagnosis")
+    assert three.startswith("| self_diagnosis (mug) ") and "; 3 repeats" in three
+    assert one.startswith("| self_diagnosis (salt) ") and "repeats" not in one
+    assert "Kept apart here (repeats differ): self_diagnosis (mug); self_diagnosis (salt)." in report
 
 
 def test_a_sweep_over_model_ids_of_one_config_option_is_one_row_per_model(tmp_path: Path) -> None:

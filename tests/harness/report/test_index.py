@@ -4,6 +4,8 @@ its figures from the files, every value text, links only to pages that exist, an
 from __future__ import annotations
 
 import html
+import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote
@@ -12,6 +14,7 @@ import pytest
 
 from harness.errors import visible
 from harness.metrics.run import METRICS_FILE, RunMetrics
+from harness.records import TRIALS_FILE
 from harness.report._index_run import run_row
 from harness.cli.report import main
 from harness.report.html import INDEX_FILE
@@ -170,3 +173,27 @@ def test_index_out_in_a_run_directory_is_refused_and_writes_nothing_there(
             "written among its files; give a folder outside every run directory.\n"
         )
     assert snapshot(run) == before
+
+
+def test_metrics_json_figures_the_records_do_not_back_are_not_shown(
+    results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'The index page shows a metrics-only run's counts unchecked ("solved": 10**30 reaches the page).'"""
+    edited = shutil.copytree(results / "runs" / "plain", tmp_path / "runs" / "edited")
+    metrics = json.loads((edited / METRICS_FILE).read_text())
+    metrics["conditions"][0]["totals"]["solved"] = 10**30
+    (edited / METRICS_FILE).write_text(json.dumps(metrics))
+    metrics_only = shutil.copytree(edited, tmp_path / "runs" / "metrics-only")
+    (metrics_only / TRIALS_FILE).unlink()
+    main([str(tmp_path), "--index"])
+    assert capsys.readouterr().out == f"wrote {tmp_path / INDEX_FILE}\n"
+    page = (tmp_path / INDEX_FILE).read_text()
+    assert str(10**30) not in page
+    rows = {row.path: row for row in index_rows(tmp_path, tmp_path)}
+    assert rows["runs/metrics-only"].figures == [
+        "metrics.json not shown: trials.jsonl holds no trial of the plan to check its figures against"
+    ]
+    assert rows["runs/edited"].figures == [
+        "self_diagnosis: figures not shown, metrics.json says solved over 10^9 of 1 tasks (frozen 1 of 1 with an "
+        "RRR), trials.jsonl holds 1 solved of 1; `reflexion-report RUN_DIR` writes it anew"
+    ]

@@ -36,6 +36,6 @@ def test_an_unknown_or_unnamed_domain_has_no_note_and_a_registered_one_has_its_o
 
 def test_the_table_lists_each_note_once_in_order_or_says_the_rules_are_the_domains() -> None:
     table = blocks_markdown(conditions_table([], ["First rule.", "Second rule."]))
-    assert "the same interval over tasks). First rule. Second rule. Average RRR" in table
+    assert "with the same interval. First rule. Second rule. Average RRR" in table
     unnamed = blocks_markdown(conditions_table([], []))
-    assert "the same interval over tasks). (The domain's strict and normalized rules.) Average RRR" in unnamed
+    assert "with the same interval. (The domain's strict and normalized rules.) Average RRR" in unnamed

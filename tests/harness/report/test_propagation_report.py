@@ -16,6 +16,7 @@ from harness.report import REPORT_FILE
 from harness.cli.report import main as report_main
 from harness.report._propagation_plot import CARRIERS_BY_STEP
 from harness.report.html import HTML_FILE
+from harness.report.index import index_rows
 from tests.harness.report.commonmark import html_tags, html_urls, link_targets, tables
 from tests.in_process import call_main
 from tests.runner import run_cli
@@ -41,6 +42,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Scripte
             "experiment=propagation", "model=openai-compatible", "model.api=chat", "model.model=scripted",
             f"model.base_url={critic.base_url}", f"scenario.seeds=[{SEED}]", f"scenario.training_tasks={TRAINING}",
             "scenario.plants=[none,off_task]", "scenario.gates=[false,true]", f"scenario.vacuous='{VACUOUS}'",
+            "scenario.plant_steps=[-1]", "scenario.donors=1",
             f"scenario.cache.path={root / 'cache.jsonl'}", f"hydra.run.dir={run_dir}",
             env={"OPENAI_API_KEY": "none"},
         )
@@ -58,7 +60,7 @@ def test_the_run_writes_its_study_and_prints_the_trace_table(played: tuple[Path,
     assert "| " + " | ".join(header) + " |" in stdout
     by_row = {(row[0], row[1]): dict(zip(header, row)) for row in rows}
     assert by_row["off", "off_task"]["survives"] == "1/1" and by_row["on", "off_task"]["survives"] == "0/1"
-    assert by_row["on", "off_task"]["refused"] == "1" and by_row["off", "none*"]["survives"] == "0/1"
+    assert by_row["on", "off_task"]["refused"] == "1" and by_row["off", "none*"]["survives"].startswith("0/")
     assert "Gate target (met)" in stdout
 
 
@@ -69,7 +71,9 @@ def test_the_report_shows_the_propagation_section(played: tuple[Path, str, Scrip
     study = PropagationStudy.model_validate_json((run_dir / RESULT_FILE).read_text())
     header, rows = table(study_traces(study))
     # The trace's table as it is, then the carriers: the one carrier's rule as the critic wrote it, as text.
-    trace_table, carriers, plants = tables(markdown)
+    found = tables(markdown)
+    trace_table, plants = found[0], found[-1]
+    carriers = next(t for t in found if t[0][:3] == ["gate", "plant", "seed"] and "rule" in t[0])
     assert trace_table == [header, *rows]
     assert [row[5] for row in carriers[1:]] == [critic.rule]
     assert len(plants) == 1 + len(study.builds)
@@ -114,3 +118,16 @@ def test_an_unreadable_study_record_is_one_sentence(tmp_path: Path) -> None:
     result = call_main(report_main, [str(tmp_path)])
     assert result.returncode != 0 and result.stderr.count("\n") == 1
     assert f"{tmp_path / RESULT_FILE} is not a propagation record of this harness" in result.stderr
+
+
+def test_the_index_lists_a_propagation_run_with_its_builds_and_the_gate_target(
+    played: tuple[Path, str, ScriptedCritic],
+) -> None:
+    """'The index page leaves propagation runs out, with no row or note.'"""
+    run_dir, stdout, _ = played
+    (row,) = [row for row in index_rows(run_dir.parent, run_dir.parent) if row.path == "run"]
+    assert (row.kind, row.status, row.domains) == ("propagation", "finished", ["alfworld"])
+    assert row.models == ["openai-compatible"]
+    assert row.conditions == ["none", "off_task"] and row.report == f"run/{HTML_FILE}"
+    assert row.figures[0] == f"4 rule libraries: seeds {SEED}; plants none, off_task; gate off, on"
+    assert row.figures[1].startswith("Gate target (met)") and row.figures[1] in stdout

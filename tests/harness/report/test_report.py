@@ -36,14 +36,16 @@ HEADER = (
 
 
 def over_tasks(*per_task: tuple[int, int]) -> str:
-    """A share of reflections' cell from each task's (count, reflections): the counts, the tasks they come from,
-    the share and its interval resampling tasks (or why there is none)."""
+    """A share of reflections' cell from each task's (count, reflections): the mean of the tasks' shares, the tasks,
+    the reflections counted and the interval over tasks (Clopper-Pearson at the sum of the shares)."""
     share = task_share(per_task)
     if share.share is None:
         return f"{share.count}/{share.reflections}"
-    interval = share.no_interval if share.low is None else f"{share.low:.0%}-{share.high:.0%}"
-    tasks = f"{share.tasks} task{'' if share.tasks == 1 else 's'}"
-    return f"{share.count}/{share.reflections} from {tasks} ({share.share:.0%}; {interval})"
+    tasks = f"{share.tasks} task" + ("" if share.tasks == 1 else "s")
+    return (
+        f"{share.share:.0%} over {tasks} ({share.count}/{share.reflections} reflections; "
+        f"{share.low:.0%}-{share.high:.0%})"
+    )
 
 
 def labels(*per_task: tuple[int, int, int]) -> str:
@@ -175,13 +177,13 @@ def test_the_report_of_one_run_holds_the_condition_table(run_a: Path) -> None:
         [
             HEADER,
             # Every reflection of run A names its task's object and plans nothing else.
-            # MUG's three reflections and SALT's one: two tasks, too few for an interval over tasks.
+            # MUG's three reflections and SALT's one: two tasks, their shares' mean with its interval over them.
             # First solving trials: SALT at 1 (self_diagnosis), at 0 (no_memory); MUG at 2, SALT at 0 (programmatic).
             f"| self_diagnosis | m | 1/2 (50%) | 1.00 (1) | {labels((3, 0, 0), (1, 0, 0))} | "
             f"{over_tasks((3, 3), (0, 1))} | {over_tasks((3, 3), (1, 1))} | 1.00 (1) | 1/1 (100%) | 0 |",
             "| no_memory | m | 1/2 (50%) | 0.00 (1) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) | undefined | 0 |",
-            f"| programmatic | m | 2/2 (100%) | 1.00 (2) | {labels((2, 0, 0))} | 0/2 from 1 task (0%; too few tasks) | "
-            "2/2 from 1 task (100%; too few tasks) | 0.00 (1) | 0/1 (0%) | 0 |",
+            f"| programmatic | m | 2/2 (100%) | 1.00 (2) | {labels((2, 0, 0))} | {over_tasks((0, 2))} | "
+            f"{over_tasks((2, 2))} | 0.00 (1) | 0/1 (0%) | 0 |",
         ]
     )
     assert table + "\n\nOn task, off task, vacuous:" in text
@@ -211,7 +213,7 @@ def test_two_runs_pool_conditions_with_the_same_models_and_keep_the_others_apart
         [
             HEADER,
             # run B's "search the countertop before the shelf" names no object: vacuous.
-            # Three tasks, MUG, SALT and CUP: the shares' intervals resample them.
+            # Three tasks, MUG, SALT and CUP: the shares are their mean, with intervals over them.
             # First solving trials: SALT at 1 and CUP at 2 (self_diagnosis); run B's no_memory solves nothing.
             f"| self_diagnosis | m | 2/3 (67%) | 1.50 (2) | {labels((3, 0, 0), (1, 0, 0), (1, 0, 1))} | "
             f"{over_tasks((3, 3), (0, 1), (0, 2))} | {over_tasks((3, 3), (1, 1), (1, 2))} | 0.50 (2) | 1/2 (50%) | 0 |",
@@ -219,8 +221,8 @@ def test_two_runs_pool_conditions_with_the_same_models_and_keep_the_others_apart
             "| undefined | 0 |",
             "| no_memory (run_b) | tiny | 0/1 (0%) | undefined (0) | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | undefined (0) "
             "| undefined | 0 |",
-            f"| programmatic | m | 2/2 (100%) | 1.00 (2) | {labels((2, 0, 0))} | 0/2 from 1 task (0%; too few tasks) | "
-            "2/2 from 1 task (100%; too few tasks) | 0.00 (1) | 0/1 (0%) | 0 |",
+            f"| programmatic | m | 2/2 (100%) | 1.00 (2) | {labels((2, 0, 0))} | {over_tasks((0, 2))} | "
+            f"{over_tasks((2, 2))} | 0.00 (1) | 0/1 (0%) | 0 |",
         ]
     )
     assert table in text

@@ -47,14 +47,20 @@ def test_a_sweep_of_one_condition_per_job_is_paired_over_its_shared_tasks(tmp_pa
     assert "## Effects (paired over tasks, against self_diagnosis)" in text
     effects = Effects.model_validate_json((out / EFFECTS_FILE).read_text())
     rows = {row.measure: row for row in effects.rows}
-    assert set(rows) == {"solved", "rrr"}  # no identity labels in these records: no on-task row
+    # No identity labels in these records: no on-task row; none solved under both: no first solving trial.
+    assert set(rows) == {"solved", "trials_to_win", "rrr", "rrr_matched"}
     solved = rows["solved"]
     assert (solved.n, solved.dropped, solved.discordant, solved.difference) == (10, 2, (10, 0), 1.0)
     assert solved.significant and solved.p == 2 / 2**10
     assert (rows["rrr"].control_mean, rows["rrr"].condition_mean) == (1.0, 0.0)
-    line = next(line for line in text.splitlines() if line.startswith("| solved | programmatic |"))
-    assert "| 10 (2) | 0.00 | 1.00 | +1.00 | n/a | McNemar exact (10 gained, 0 lost) | 0.00195 | **0.00195** |" in line
-    assert "Holm's step-down method over the conditions of each measure" in text
+    line = next(line for line in text.splitlines() if line.startswith("| solved (share of chains won) | programmatic |"))
+    # Every difference is +1: the exact bound of 10 tasks alike (1 - 2 (1 - 0.05 ** (1 / 10))); solved is the
+    # design's primary measure (the default), Holm over its one condition.
+    assert "| 10 (2) | 0.00 | 1.00 | +1.00 | 0.48 to 1.00 | McNemar exact (10 gained, 0 lost) | 0.00195 | **0.00195** |" in line
+    assert "Primary measure: solved (share of chains won) (the design's metrics.primary_measure)" in text
+    # The secondary measures share one family: RRR's p is adjusted over the three secondary rows.
+    secondary = [rows[m].p for m in ("trials_to_win", "rrr", "rrr_matched")]
+    assert rows["rrr"].p_holm == min(1.0, 3 * min(secondary)) or rows["rrr"].p_holm >= rows["rrr"].p
 
 
 def test_without_the_control_the_section_says_why_and_no_effects_json_stays(tmp_path: Path) -> None:

@@ -67,8 +67,9 @@ def bounded(prefix: str, count: int | None, share: dict[str, Any] | None) -> dic
 def over_tasks(prefix: str, per_task: list[tuple[int, int]] | None) -> dict[str, str]:
     """A share of reflections' columns over tasks, from metrics.json's per-task counts."""
     share = task_share(per_task) if per_task is not None else None
-    values = (None,) * 3 if share is None else (share.tasks, share.low, share.high)
-    return {k: cell(v) for k, v in zip([f"{prefix}_tasks", f"{prefix}_task_low", f"{prefix}_task_high"], values)}
+    values = (None,) * 4 if share is None else (share.tasks, share.share, share.low, share.high)
+    columns = [f"{prefix}_tasks", f"{prefix}_task_mean", f"{prefix}_task_low", f"{prefix}_task_high"]
+    return {k: cell(v) for k, v in zip(columns, values)}
 
 
 def expected_condition(report: dict[str, Any]) -> dict[str, str]:
@@ -106,12 +107,16 @@ def test_the_condition_table_holds_metrics_json_figures_and_intervals(five: Path
     # A Wilson interval is there, and bounds its share, where the replay has figures.
     assert all(float(r["solved_low"]) <= float(r["solved_rate"]) <= float(r["solved_high"]) for r in rows)
     assert any(r["on_task_low"] and 0 < float(r["on_task_low"]) < float(r["on_task_high"]) < 1 for r in rows)
-    # The interval over the demo's three games is there too; on these games it is no narrower than Wilson's.
+    # The interval over the tasks is there for every condition that wrote a reflection (Clopper-Pearson over tasks
+    # has one at any number of tasks: the gated condition's one task too); it is no narrower than Wilson's over the
+    # reflections pooled, which takes a task's reflections as independent.
     over = [r for r in rows if r["on_task_task_low"]]
-    assert over and all(r["on_task_tasks"] == "3" for r in over)
+    assert [r["condition"] for r in over] == [r["condition"] for r in rows if r["on_task_rate"]]
+    assert {r["on_task_tasks"] for r in over} == {"3", "1"}
     for row in over:
         wilson = float(row["on_task_high"]) - float(row["on_task_low"])
         assert float(row["on_task_task_high"]) - float(row["on_task_task_low"]) >= wilson
+        assert float(row["on_task_task_low"]) <= float(row["on_task_task_mean"]) <= float(row["on_task_task_high"])
 
 
 def test_the_frozen_share_is_frozen_tasks_over_tasks_with_an_rrr_and_blank_without_one(five: Path) -> None:
@@ -123,6 +128,19 @@ def test_the_frozen_share_is_frozen_tasks_over_tasks_with_an_rrr_and_blank_witho
         assert row["frozen_share"] == (str(int(row["frozen"]) / defined) if defined else "")
     assert (rows["no_memory"]["rrr_defined"], rows["no_memory"]["frozen_share"]) == ("0", "")
     assert any(0 < int(r["rrr_defined"]) < int(r["tasks"]) and int(r["frozen"]) for r in rows.values())
+
+
+def test_the_tables_on_task_share_and_the_effects_on_task_rate_are_one_estimand(five: Path) -> None:
+    """Issue 48: the condition table's on-task share weighted tasks by their reflections (grounded_template 40%) where
+    the effects took each task once (0.333). Both are now the mean over tasks of each task's share."""
+    conditions = {r["condition"]: r for r in read_csv(five / "conditions.csv")}
+    rows = [r for r in read_csv(five / "effects.csv") if r["measure"] == "on_task_rate" and r["dropped"] == "0"]
+    assert {r["condition"] for r in rows} >= {"grounded_template", "model_swap"}
+    for row in rows:
+        assert float(row["condition_mean"]) == pytest.approx(float(conditions[row["condition"]]["on_task_task_mean"]))
+        assert float(row["control_mean"]) == pytest.approx(float(conditions["self_diagnosis"]["on_task_task_mean"]))
+    grounded = conditions["grounded_template"]
+    assert (float(grounded["on_task_task_mean"]), float(grounded["on_task_rate"])) == (pytest.approx(1 / 3), 0.4)
 
 
 def test_the_task_table_holds_metrics_json_per_task_figures(five: Path) -> None:

@@ -23,13 +23,13 @@ def server() -> Iterator[FaultServer]:
         yield running
 
 
-def run(server: FaultServer, tmp_path: Path) -> Path:
+def run(server: FaultServer, tmp_path: Path, *overrides: str) -> Path:
     """One question, self_diagnosis, two trials (thought, action, reflection, thought, action) over HTTP."""
     result = run_cli(
         "experiment=hotpotqa_demo", "strategy=[self_diagnosis]", "env.questions=[5a7613c15542994ccc9186bf]",
         "experiment.trials=2", "model=openai-compatible", f"model.base_url={server.base_url}", f"model.model={MODEL}",
         reflector_stop_override(MODEL), "model.retry_max_wait_s=0.01", f"llm.cache.path={tmp_path / 'cache.jsonl'}",
-        f"hydra.run.dir={tmp_path / 'run'}", env={"OPENAI_API_KEY": "none"},
+        f"hydra.run.dir={tmp_path / 'run'}", *overrides, env={"OPENAI_API_KEY": "none"},
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr
@@ -41,18 +41,23 @@ def test_broken_200_answers_are_retried_not_a_crash_and_missing_token_counts_sta
 ) -> None:
     """'Broken 200 answers crash the run (exit 1, traceback) instead of being retried: non-UTF-8 bytes, an HTML
     body, null text, negative token counts, Retry-After: nan. A server that sends no usage is recorded as 0 tokens
-    (unknown is not 0).'"""
+    (unknown is not 0).' Then 'two more broken 200 answers crash the run instead of being retried: a body of JSON
+    nested 100,000 deep (RecursionError), and an answer holding lone surrogates ("\\udfff": UnicodeEncodeError from
+    the cache, every rerun the same)', and 'token counts a server reports are taken at any size (10^30 prompt
+    tokens)'."""
     broken = [Fault("non_utf8"), Fault("html"), Fault("null_text"), Fault("negative_usage")]
+    broken += [Fault("deep_json"), Fault("lone_surrogate"), Fault("huge_usage")]
     server.schedule([*broken, Fault.http(429, retry_after=float("nan")), None, Fault("no_usage")])
-    run_dir = run(server, tmp_path)
+    run_dir = run(server, tmp_path, "model.max_retries=8")
     first, second = sorted(read_trials(run_dir), key=lambda record: record.trial)
-    assert first.retries == 5 and second.retries == 0
+    assert first.retries == 8 and second.retries == 0
     assert first.actor_usage is not None and first.actor_usage.unreported_calls == 1  # the action's: unknown
     assert second.usage.unreported_calls == 0
     summary = (run_dir / "summary.md").read_text()
     assert "(and 1 call(s) whose server sent no token counts: unknown, not counted)" in summary
     log = (run_dir / "run.log").read_text()
     named = ("not valid JSON", "not a JSON object but text starting '<html>", "choices.0.text", "usage.prompt_tokens")
+    named += ("nested deeper than", "a lone surrogate", "prompt tokens for a prompt of")
     assert all(part in log for part in named), log
 
 

@@ -4,11 +4,13 @@ selection run's, and the report's effects table pairs each condition with it ove
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from harness.metrics.effects import EFFECTS_FILE, Effects
+from harness.metrics.run import METRICS_FILE
 from harness.run.held_out import frozen_in_run
 from harness.records import read_manifest, read_trials
 from tests.runner import ROOT, run_cli
@@ -53,10 +55,25 @@ def test_the_effects_table_pairs_each_condition_with_the_fresh_control(runs: tup
     solved = {row.condition: row for row in effects.rows if row.measure == "solved"}
     assert set(solved) == {"no_memory", "grounded_template", "programmatic"}
     frozen = len(set(frozen_in_run(runs[0])))
-    assert frozen >= 3, "fewer than 3 paired tasks give no interval"
     assert all(row.n == frozen and row.p is not None for row in solved.values())
-    # Where the per-task differences vary, the difference has its bootstrap interval around it.
-    varied = [row for row in effects.rows if row.n >= 3 and row.ci_low is not None]
-    assert varied and all(row.ci_low <= row.difference <= row.ci_high and row.p is not None for row in varied)
+    # A handful of questions: every difference is given with its p, and no interval, as none covers at so few tasks
+    # (issue 48: the bootstrap's here covered 0.72-0.86 at 3-5 tasks); the table says why.
+    assert frozen < 10 and all(row.ci_low is None for row in effects.rows)
+    assert {row.no_interval for row in effects.rows if row.n} == {"too few tasks"}
+    assert effects.primary == "rrr_matched"  # the held-out design's primary measure (its experiment config)
     report = (held_out / "report.md").read_text()
     assert "Effects (paired over tasks, against self_diagnosis)" in report
+    assert "| too few tasks |" in report
+
+
+def test_the_report_says_the_controls_frozen_share_on_the_fresh_samples(runs: tuple[Path, Path]) -> None:
+    """Selected for having frozen, the questions regress to the mean on fresh samples: the report says how far (the
+    control's frozen share there) and what the effects then estimate."""
+    select, held_out = runs
+    metrics = json.loads((held_out / METRICS_FILE).read_text())
+    control = next(c["totals"] for c in metrics["conditions"] if c["condition"] == "self_diagnosis")
+    shown = f"{control['frozen']}/{control['rrr_defined']}" if control["rrr_defined"] else "undefined"
+    report = " ".join((held_out / "report.md").read_text().split())
+    assert f"Held out: the tasks were selected as frozen under self_diagnosis in {select}." in report
+    assert f"On these fresh samples the control is frozen on self_diagnosis {shown}" in report
+    assert "not how far it unfreezes a memory that is frozen now" in report

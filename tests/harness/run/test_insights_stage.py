@@ -11,13 +11,14 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from harness.domains.registry import build_domain
-from harness.errors import LogChangedError
+from harness.errors import ConfigError, LogChangedError
 from harness.llm import CachedLLM, CacheStore, LLMRequest, LLMResponse, Usage
 from harness.records.insights import Critique, ExperienceTask, ExperienceTrial, TrialRef
 from harness.records.insights_log import EVALUATION_FILE
 from harness.records.trial import read_trials
 from harness.reflection import get_source
-from harness.reflection.insights import replay, rules_message
+from harness.reflection.insights import replay, rules_message, run_libraries
+from harness.cli.overrides import normalize_override
 from harness.run.config import RunConfig
 from harness.run.validation import validate_config
 from harness.run.config_dirs import CONFIG_DIR
@@ -108,3 +109,45 @@ def test_a_library_begun_on_other_trials_is_refused(tmp_path: Path) -> None:
     again = InsightsStage(config, build_domain(config.env), pool, tmp_path, lambda: None)  # type: ignore[arg-type]
     with pytest.raises(LogChangedError, match="begun on other training trials"):
         again.library(condition, 0, [], [TASKS[0], TASKS[1]])
+
+
+class EditZeroCritic:
+    """A critic whose every answer is "EDIT 0: ..." (issue 47 item 3)."""
+
+    identity = "edit-zero"
+
+    def generate(self, request: LLMRequest) -> LLMResponse:
+        return LLMResponse(text="EDIT 0: Check everything twice.", usage=Usage(prompt_tokens=1, completion_tokens=1),
+                           latency_s=0.0)
+
+
+def test_edit_zero_on_an_empty_list_is_dropped_and_the_library_resumes_and_reads_back(tmp_path: Path) -> None:
+    # ExpeL's update_rules fails here; the stage crashed, and the recorded answer crashed every resume and report.
+    config = _config("insights")
+    pool = ScriptedPool(tmp_path)
+    pool.llm = CachedLLM(EditZeroCritic(), CacheStore(tmp_path / "cache.jsonl"), "auto")  # type: ignore[arg-type]
+    stage = InsightsStage(config, build_domain(config.env), pool, tmp_path, lambda: None)  # type: ignore[arg-type]
+    condition = ConditionRun(name="self_diagnosis", source=get_source("self_diagnosis")(1), actor_llm=None,  # type: ignore[arg-type]
+                             reflector_llm=None, actor_model="m", reflector_model="m")  # type: ignore[arg-type]
+    failed = [ExperienceTask(id=TASKS[0], task="q", trials=[ExperienceTrial(trajectory="t", success=False)])]
+    ledger = stage.library(condition, 0, failed, [TASKS[1]])
+    assert ledger.rules == [] and [o.label for o in ledger.steps[0].screened_out] == ["EDIT 0"]
+    resumed = InsightsStage(config, build_domain(config.env), pool, tmp_path, lambda: None)  # type: ignore[arg-type]
+    assert resumed.library(condition, 0, failed, [TASKS[1]]) == ledger
+    ((_, read_back),) = run_libraries(tmp_path)
+    assert read_back.steps[0].screened_out == ledger.steps[0].screened_out
+
+
+def test_the_critic_is_its_own_role_model_when_named(tmp_path: Path) -> None:
+    # ExpeL's paper extracts insights with a stronger model than the actor's; the default stays the actor's. The named
+    # model is composed by Hydra as a role's is (insights.critic_model=<option> -> model@insights.critic_model=...).
+    config = _config("insights")
+    stage = InsightsStage(config, build_domain(config.env), None, tmp_path, lambda: None)  # type: ignore[arg-type]
+    assert stage._critic_model("self_diagnosis") == config.conditions[0].actor
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        named = validate_config(compose(config_name="config", overrides=[
+            "env=hotpotqa", "memory.scope=insights", normalize_override("insights.critic_model=gpt-4o-mini")]))
+    stage = InsightsStage(named, build_domain(named.env), None, tmp_path, lambda: None)  # type: ignore[arg-type]
+    assert stage._critic_model("self_diagnosis").name == "gpt-4o-mini" != config.conditions[0].actor.name
+    with pytest.raises(ConfigError, match="insights.critic_model=gpt-9 is not a known model; accepted: "):
+        normalize_override("insights.critic_model=gpt-9")

@@ -46,3 +46,10 @@ def test_bad_insight_settings_are_one_sentence(overrides: tuple[str, ...], words
         composed(*overrides)
     message = str(error.value)
     assert words in message and message.count("\n") == 0, message
+
+
+def test_retrieved_examples_are_for_alfworld_only() -> None:
+    assert composed("memory.scope=insights", "insights.fewshots=task_similarity").insights.fewshots == "task_similarity"
+    with pytest.raises(ConfigError, match=r"^insights.fewshots=task_similarity replaces ALFWorld's fixed examples; "
+                                          r"env=hotpotqa keeps its own \(accepted here: insights.fewshots=fixed\).$"):
+        composed("env=hotpotqa", "memory.scope=insights", "insights.fewshots=task_similarity")

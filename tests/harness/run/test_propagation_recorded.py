@@ -8,13 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from harness.records.propagation import PLANT_KINDS, PropagationStudy
+from harness.records.propagation import PropagationStudy
+from harness.reflection.insights.library_trace import build_experience, library_findings
+from harness.reflection.insights.rule_gate import contradicted, evidence_plays
 from harness.reflection.insights.trace import RESULT_FILE
 from tests.in_process import run_in_process, run_module
 from tests.runner import ROOT
 
 FIXTURE = ROOT / "tests" / "fixtures" / "propagation"
 SEEDS, TRAINING, CRITIQUES = (0, 1, 2), 12, 14
+PLANTS = ("none", "correct", "vacuous", "off_task")
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +26,7 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     no_models = root / "no-models"
     no_models.mkdir()
     result = run_in_process(
-        "experiment=propagation", "scenario.cache.mode=replay",
+        "experiment=propagation_first", "scenario.cache.mode=replay",
         f"scenario.cache.path={FIXTURE / 'llm_cache.jsonl'}", f"hydra.run.dir={root / 'run'}",
         env={"REFLEXION_HARNESS_MODEL_DIR": str(no_models)},
     )
@@ -36,7 +39,7 @@ def test_every_build_of_the_design_is_replayed(replayed: tuple[Path, str]) -> No
     study = PropagationStudy.model_validate_json((replayed[0] / RESULT_FILE).read_text())
     assert study.model == "qwen2.5-coder-1.5b"
     assert sorted((b.seed, b.gate, b.plant.kind) for b in study.builds) == sorted(
-        (seed, gate, kind) for seed in SEEDS for gate in (False, True) for kind in PLANT_KINDS)
+        (seed, gate, kind) for seed in SEEDS for gate in (False, True) for kind in PLANTS)
     for build in study.builds:
         assert len(build.training) == TRAINING and len(build.ledger.steps) == CRITIQUES
         assert build.plant.task_id == build.training[-1] and build.plant.step == TRAINING - 1
@@ -58,3 +61,40 @@ def test_the_committed_table_is_what_the_run_and_the_trace_command_print(replaye
     committed = (FIXTURE / "table.md").read_text()
     assert stdout == committed
     assert run_module("harness.cli.trace", str(run_dir)).stdout == committed
+
+
+def test_the_soapbar_rule_is_copied_and_contradicted_in_every_seed(replayed: tuple[Path, str]) -> None:
+    # Issue 50: rule 1 of every library is env_115's published reflection, copied, and it puts soapbar 1 in cabinet
+    # 1, where the game's expert play shows cabinet 1 holding cloth 1 and soapbar 1 on countertop 1.
+    study = PropagationStudy.model_validate_json((replayed[0] / RESULT_FILE).read_text())
+    findings = library_findings(study)
+    first = [f.rules[0] for f in findings]
+    assert all(r.copied is not None and r.copied.source.task_id == "env_115" for r in first)
+    assert all(r.copied.source.kind == "reflection" and r.copied.shared_words >= 100 for r in first if r.copied)
+    assert all([(c.object, c.receptacle) for c in r.contradicted] == [("soapbar 1", "cabinet 1")] for r in first)
+    assert all("On the countertop 1, you see a soapbar 1" in (r.contradicted[0].evidence or "") for r in first)
+    assert {f.seed for f in findings} == set(SEEDS) and all(r.reach == 122 for r in first)
+    assert "a rule both copied and contradicted in 3 of 3 seeds" in replayed[1]
+    # The gate's location check (off in the first design, so that it replays) refuses that copy with the evidence.
+    build = study.builds[0]
+    added = build.ledger.rules[0].changes[0]
+    plays = evidence_plays(added.critique, build_experience(study, build))
+    assert contradicted(added.applied.text, plays)[0].startswith("soapbar 1 from cabinet 1 -- You arrive at loc 12.")
+    assert "Gate target: not evaluable: without the gate no build wrote a rule carrying its plant" in replayed[1]
+
+
+def test_the_same_command_on_its_finished_directory_runs_again(replayed: tuple[Path, str]) -> None:
+    # Issue 47 item 19: refused as "not this harness's" (a propagation run writes no manifest).
+    again = run_in_process(
+        "experiment=propagation_first", "scenario.cache.mode=replay",
+        f"scenario.cache.path={FIXTURE / 'llm_cache.jsonl'}", f"hydra.run.dir={replayed[0]}",
+    )
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert again.stdout == replayed[1]
+
+
+def test_the_trace_command_on_a_malformed_record_is_one_sentence(tmp_path: Path) -> None:
+    (tmp_path / RESULT_FILE).write_text('{"model": "m", "builds": [{"seed": "x"}]}')
+    result = run_module("harness.cli.trace", str(tmp_path))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert f"{tmp_path / RESULT_FILE} is not a propagation record of this harness" in result.stderr

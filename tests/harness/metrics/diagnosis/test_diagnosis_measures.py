@@ -73,15 +73,16 @@ def test_the_chance_row_is_the_mean_over_every_step_a_random_pick_could_name() -
         assert chance.exact == pytest.approx(1 / steps) and chance.cause is None
 
 
-def test_a_share_pools_reflections_per_task_and_resamples_tasks() -> None:
+def test_a_share_is_the_mean_of_the_tasks_shares_with_its_interval_over_tasks() -> None:
     per_task = by_task([("a", 1.0), ("a", 0.0), ("b", 1.0), ("c", 0.0), ("d", 1.0), ("e", None), ("f", 1.0)])
     share = measure_share(per_task)
-    assert (share.count, share.n, share.tasks, share.share) == (4, 6, 5, pytest.approx(4 / 6))
-    assert share.low is not None and share.high is not None and share.low < 4 / 6 < share.high
-    assert measure_share({"a": [1.0], "b": [0.0]}).no_interval == "too few tasks"
+    assert (share.count, share.n, share.tasks, share.share) == (4, 6, 5, pytest.approx(3.5 / 5))
+    assert share.low is not None and share.high is not None and share.low < 3.5 / 5 < share.high
+    assert share == measure_share(by_task([("a", 1.0), ("a", 0.0), ("a", 1.0), ("a", 0.0), ("b", 1.0), ("c", 0.0),
+                                           ("d", 1.0), ("f", 1.0)])).model_copy(update={"count": 4, "n": 6})
     assert measure_share({}).share is None
-    expected = measure_share({"a": [0.1], "b": [0.3]}, expected=True)
-    assert (expected.share, expected.no_interval) == (pytest.approx(0.2), "expected value")
+    expected = measure_share({"a": [0.1], "b": [0.3, 0.5]}, expected=True)
+    assert (expected.share, expected.no_interval) == (pytest.approx(0.25), "expected value")
 
 
 def item(task: str, condition: str, said: ReflectionClaims | None, planted: GroundTruth, sha: str | None = None,

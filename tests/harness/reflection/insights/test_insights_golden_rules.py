@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from harness.records.insights import Rule
-from harness.reflection.insights import EditOfNoRule, parse_operations, update_rules
+from harness.reflection.insights import parse_operations, update_rules
 from tests.runner import ROOT
 
 GOLDEN: dict[str, Any] = json.loads((ROOT / "tests/fixtures/insights/golden_rules.json").read_text(encoding="utf-8"))
@@ -25,10 +25,7 @@ def _pairs(rules: list[Rule]) -> list[list[Any]]:
 
 
 def _outcome(start: list[list[Any]], answer: str, list_full: bool) -> Any:
-    try:
-        return _pairs(update_rules(_rules(start), parse_operations(answer), list_full))
-    except EditOfNoRule:
-        return {"error": "IndexError"}
+    return _pairs(update_rules(_rules(start), parse_operations(answer), list_full))
 
 
 def test_the_golden_data_is_the_size_the_readme_says() -> None:
@@ -56,7 +53,9 @@ def test_a_sequence_of_answers_counts_as_expel_counted_it(sequence: dict[str, An
         assert step["list_full"] == (20 + 5 <= len(rules))
         outcome = _outcome(rules, ANSWERS[step["answer"]], step["list_full"])
         if "error" in step:
-            assert outcome == {"error": step["error"]}
+            # ExpeL fails on EDIT 0 over an empty list; the harness drops that operation (docs/insights.md).
+            assert step["error"] == "IndexError" and rules == [] and ANSWERS[step["answer"]].startswith("EDIT 0")
+            assert outcome == []
             return
         assert outcome == step["rules"], step["answer"]
         rules = outcome

@@ -1,0 +1,28 @@
+"""A behavioural-reach study's table, from reach.json alone: per arm (with the rule, without it) the episodes that
+acted on the rule's claims and those solved, with exact 95% intervals, and each episode's acting actions."""
+
+from __future__ import annotations
+
+from harness.records.propagation import ReachStudy
+from harness.reflection.insights.rates import rate_cell
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(cell.replace("|", "\\|").replace("\n", " ") for cell in row) + " |"
+                    for row in rows]
+
+
+def reach_markdown(study: ReachStudy) -> str:
+    """The arms side by side, then every episode."""
+    arms = []
+    for arm in ("with", "without"):
+        played = [e for e in study.episodes if e.arm == arm]
+        arms.append([arm, str(len(played)), rate_cell(sum(bool(e.acted) for e in played), len(played)),
+                     rate_cell(sum(e.success for e in played), len(played))])
+    episodes = [[e.game_id.split("/")[0], e.arm, "; ".join(e.acted) or "-", "yes" if e.success else "no",
+                 str(len(e.actions))] for e in study.episodes]
+    lead = (f"Rule {study.rank} of the build seed={study.seed} gate={'on' if study.gate else 'off'} "
+            f"plant={study.plant} ({study.study}), claiming {', '.join(study.claims)}; actor {study.model}.")
+    return "\n".join([lead, "", *_table(["arm", "episodes", "acted on the rule", "solved"], arms), "",
+                      *_table(["game", "arm", "acting actions", "solved", "steps"], episodes)])
