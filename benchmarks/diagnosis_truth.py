@@ -21,6 +21,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 from benchmarks._entry_point import ROOT
@@ -84,8 +85,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for item in _trials(args.trials):
         steps = [Step(**step) for step in item["steps"]]
         budget = budget_of(steps)
-        first_cpu, truth = _cpu(lambda: ground_truth(item["task"], steps, budget))
-        again_cpu, _ = _cpu(lambda: ground_truth(item["task"], steps, budget))
+        first_cpu, truth = _cpu(partial(ground_truth, item["task"], steps, budget))
+        again_cpu, _ = _cpu(partial(ground_truth, item["task"], steps, budget))
         kind = "warm" if item["task"] in seen_games else "cold"
         seen_games.add(item["task"])
         timings.append(Timing(len(steps), kind, first_cpu, again_cpu))

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -54,15 +55,15 @@ def play_game(game: Any, plan_steps: int) -> dict[str, Any]:
     with AlfworldEpisode(game, max_episode_steps=None, policy_commands=True) as episode:
         result = timed("reset", episode.reset)
         while not result.won and episode.steps < plan_steps and result.policy_commands:
-            result = timed("step", lambda: episode.step(result.policy_commands[0]))
+            result = timed("step", partial(episode.step, result.policy_commands[0]))
         won, plan_length = result.won, episode.steps
     with AlfworldEpisode(game, max_episode_steps=None) as episode:
         for _ in range(2):
             result = timed("reset", episode.reset)
             for action in SCRIPT:
-                result = timed("step", lambda: episode.step(action))
+                result = timed("step", partial(episode.step, action))
             for _ in range(FIRST_COMMANDS):
-                result = timed("step", lambda: episode.step(result.admissible_commands[0]))
+                result = timed("step", partial(episode.step, result.admissible_commands[0]))
     return {"game": game.game_id, "won": won, "plan_steps": plan_length, "sha256": text.hexdigest(), **cpu}
 
 

@@ -49,8 +49,8 @@ def load_engine() -> None:
     """Import the engine (seconds: textworld parses its knowledge base on import) and install its memos, as
     the first episode would; an engine worker does it as it starts, before its first request."""
     with _alfworld_data_env():
-        import alfworld.agents.environment.alfred_tw_env  # noqa: F401
-    import textworld.envs.wrappers  # noqa: F401
+        import alfworld.agents.environment.alfred_tw_env  # noqa: F401 (imported to load it, not to use a name)
+    import textworld.envs.wrappers  # noqa: F401 (imported to load it, not to use a name)
 
     install_memos()
 

@@ -35,7 +35,10 @@ class HumanEvalProblem(BaseModel):
 
 def data_bytes() -> bytes:
     """The shipped HumanEval.jsonl.gz, as bytes (what the manifest hashes)."""
-    return resources.files(DATA_PACKAGE).joinpath(*DATA_FILE).read_bytes()
+    path = resources.files(DATA_PACKAGE)
+    for part in DATA_FILE:  # one part a call: Traversable.joinpath takes one on Python 3.10
+        path = path.joinpath(part)
+    return path.read_bytes()
 
 
 def load_problems() -> list[HumanEvalProblem]:

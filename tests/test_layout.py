@@ -101,7 +101,7 @@ def test_there_is_no_import_cycle() -> None:
 
 # Tests of the project as a whole (its shape and its documents) sit at the top of tests/; every other test under
 # tests/harness/ in the folder of the package it tests, and tests/envs/ for envs/.
-PROJECT_TESTS = {"test_layers.py", "test_layout.py", "test_docs_commands.py", "test_docs_links.py"}
+PROJECT_TESTS = {"test_layers.py", "test_layout.py", "test_code_form.py", "test_docs_commands.py", "test_docs_links.py"}
 
 
 def test_tests_mirror_the_packages() -> None:

@@ -198,7 +198,7 @@ def install_audit_hook(workdir: str) -> None:
     }
     realpath, join, getcwd, fsdecode, readlink = os.path.realpath, os.path.join, os.getcwd, os.fsdecode, os.readlink
 
-    def resolve(path: object, dir_fd: object) -> str:
+    def resolve(path: str | bytes | os.PathLike[str] | os.PathLike[bytes], dir_fd: object) -> str:
         base = readlink(f"/proc/self/fd/{dir_fd}") if isinstance(dir_fd, int) and dir_fd >= 0 else getcwd()
         return realpath(join(base, fsdecode(path)))
 

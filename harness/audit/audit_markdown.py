@@ -17,6 +17,7 @@ from harness.report import THRESHOLD_CURVES
 from harness.report.document import (
     Block,
     BulletList,
+    Cell,
     Code,
     Document,
     Figure,
@@ -133,7 +134,7 @@ def mention_table(mentions: list[AlfworldMention]) -> Table:
         "frozen environments: strict",
         "frozen environments: normalized",
     ]
-    rows = [
+    rows: list[list[Cell]] = [
         [
             Code(m.source),
             _labels(m.all_identity),
@@ -152,7 +153,7 @@ def frozen_env_table(mention: AlfworldMention) -> Table:
         "env", "game", "target object", "RRR", "reflections", "on / off task / vacuous", "mention, strict",
         "mention, normalized",
     ]  # fmt: skip
-    rows = [
+    rows: list[list[Cell]] = [
         [
             e.env,
             Code(e.game),
@@ -169,7 +170,7 @@ def frozen_env_table(mention: AlfworldMention) -> Table:
 
 
 def skipped_table(report: AuditReport) -> Table:
-    rows = [[Code(s.source), s.domain, s.format, s.reason] for s in report.skipped]
+    rows: list[list[Cell]] = [[Code(s.source), s.domain, s.format, s.reason] for s in report.skipped]
     return Table(["source", "domain", "format", "reason"], rows)
 
 
@@ -213,11 +214,45 @@ def paper_section(report: AuditReport) -> Section:
         Code("data/paper/honest_lying_claims.json"),
         " (where each was read is said there); the rest is computed at every run.",
     )
-    rows = [[c.claim.topic, c.claim.figure, c.logs, Strong(c.verdict), c.reason] for c in report.paper]
+    rows: list[list[Cell]] = [[c.claim.topic, c.claim.figure, c.logs, Strong(c.verdict), c.reason] for c in report.paper]
     quotes = BulletList([_quote(c.claim) for c in report.paper])
-    return Section(
-        "The paper against its logs", [summary, Table(PAPER_HEADER, rows), Paragraph("Where the paper says it:"), quotes]
+    blocks: list[Block] = [summary, Table(PAPER_HEADER, rows), Paragraph("Where the paper says it:"), quotes]
+    if report.diagnosis:
+        blocks += diagnosis_blocks(report)
+    return Section("The paper against its logs", blocks)
+
+
+DIAGNOSIS_HEADER = [
+    "log", "reflections (questions)", "name the loss", "per question", "name its cause",
+    "confabulate", "where the trials were lost",
+]  # fmt: skip
+
+
+def diagnosis_blocks(report: AuditReport) -> list[Block]:
+    """Reflexion's own HotpotQA reflections against their trials' ground truth, one row per log."""
+    first = report.diagnosis[0]
+    note = Paragraph(
+        "Reflexion's own HotpotQA reflections, each against its failed trial's ground truth (",
+        Code(first.truth_rule),
+        ", from the supporting facts, the gold answer and the trial's thought and answer, all kept by the logs) as ",
+        Code(first.claims_rule),
+        " reads them. A reflection names the loss when it points at the decisive supporting fact, or, where no fact "
+        "was missed, names the trial's cause (docs/diagnosis.md). The no-context logs are left out: their agents read no "
+        "paragraphs, which the rules' grounding assumes.",
     )
+    rows: list[list[str | Code]] = [
+        [
+            Code(log.source),
+            f"{log.reflections} ({log.tasks})",
+            f"{log.hits}/{log.reflections} ({log.hits / log.reflections:.0%})",
+            _number(log.task_mean_hit),
+            f"{log.cause_agrees}/{log.reflections}",
+            f"{log.confabulated}/{log.reflections}",
+            ", ".join(f"{category} {count}" for category, count in log.categories.items()),
+        ]
+        for log in report.diagnosis
+    ]
+    return [note, Table(DIAGNOSIS_HEADER, rows)]
 
 
 def threshold_section(report: AuditReport) -> Section:

@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.audit.alfworld_mention import AlfworldMention
 from harness.audit.paper_claims import ClaimCheck
+from harness.audit.published_diagnosis import DiagnosedLog
 from harness.audit.semantic_audit import SemanticAudit
 from harness.audit.source_audit import SourceAudit
 from harness.audit.task_identity import SourceIdentity
@@ -40,6 +41,9 @@ class AuditReport(BaseModel):
     semantic: SemanticAudit | None = Field(None, description="Semantic RRR beside difflib's; None unless asked for.")
     paper: list[ClaimCheck] = Field(
         default_factory=list, description="The paper against its logs: each of its figures, recomputed, with a verdict."
+    )
+    diagnosis: list[DiagnosedLog] = Field(
+        default_factory=list, description="Reflexion's own HotpotQA reflections scored by the diagnosis rules, per log."
     )
     threshold_curves: list[ThresholdCurves] = Field(
         default_factory=list, description="Per domain, its Table 1 log's frozen share as each threshold moves."

@@ -17,6 +17,7 @@ from harness.audit.errors import LogsDirError
 from harness.audit.paper import paper_checks
 from harness.audit.paper_claims import LogsEvidence
 from harness.audit.published import PublishedTask
+from harness.audit.published_diagnosis import diagnose_published
 from harness.audit.semantic_audit import semantic_audit
 from harness.audit.source_audit import source_audit
 from harness.audit.sources import DEFAULT_ROOT, PublishedSource, discover_sources, load_source
@@ -88,6 +89,7 @@ def run_audit(
         env_to_game=mapping,
         env_to_game_name=mapping_name,
         identity={identity.source: identity for identity in identities},
+        diagnosis=diagnose_published(logs_dir),
     )
     return AuditReport(
         logs_dir=_shown(logs_dir),
@@ -98,6 +100,7 @@ def run_audit(
         identity=sorted(identities, key=lambda identity: (identity.domain, identity.source)),
         semantic=None if embeddings is None else semantic_audit(measured, embeddings, semantic_threshold),
         paper=paper_checks(evidence),
+        diagnosis=evidence.diagnosis,
         threshold_curves=audit_curves([(source.name, tasks, rated) for source, tasks, rated in measured]),
     )
 

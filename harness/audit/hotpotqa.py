@@ -60,7 +60,7 @@ def run_strategy(path: Path) -> Strategy:
     """The run's ReflexionStrategy, from the nearest enclosing folder named after one."""
     for folder in reversed(path.parent.parts):
         if match := _STRATEGY_FOLDER_RE.fullmatch(folder):
-            return match.group(1)  # type: ignore[return-value]
+            return match.group(1)  # type: ignore[return-value]  # the pattern matches the strategies' names only
     raise ValueError(f"{path} is in no folder named after a Reflexion strategy (base, reflexion, last_trial, ...).")
 
 
@@ -183,6 +183,8 @@ def load_hotpotqa_log(path: Path, source: str | None = None) -> list[PublishedTa
         solved = any(a.status == "CORRECT" for a in attempts)
         # A log that starts mid-run (trials 6 to 7) cannot say when an agent already correct in its
         # first printed trial was solved; nor can a log without trial headers.
+        trial_solved: int | None
+        trials: int | None
         if solved_in is not None and (solved_in == 1 or solved_in != first_trial):
             trial_solved, trials = solved_in - 1, solved_in
         else:

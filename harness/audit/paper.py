@@ -35,7 +35,7 @@ from harness.metrics.identity import IdentityCounts, identity_counts
 
 def _at_precision(value: float, printed: str) -> bool:
     """Whether `value` rounds to `printed` at the printed number of decimals."""
-    places = -Decimal(printed).as_tuple().exponent  # type: ignore[operator]
+    places = -Decimal(printed).as_tuple().exponent  # type: ignore[operator]  # a printed number: a finite exponent
     return round(value, int(places)) == float(printed)
 
 
@@ -95,7 +95,8 @@ def _identity(evidence: LogsEvidence, source: str, frozen_only: bool = False, wh
 
 
 def _with_identity(check: ClaimCheck, evidence: LogsEvidence, source: str, **how: object) -> ClaimCheck:
-    return check.model_copy(update={"logs": check.logs + _identity(evidence, source, **how)})  # type: ignore[arg-type]
+    identity = _identity(evidence, source, **how)  # type: ignore[arg-type]  # `how` is _identity's own keywords
+    return check.model_copy(update={"logs": check.logs + identity})
 
 
 def _hotpotqa_row(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
@@ -322,6 +323,29 @@ def _humaneval_error_types_check(claim: PaperClaim, evidence: LogsEvidence) -> C
     return _check(claim, logs, "cannot be checked", reason)
 
 
+def _diagnosis_check(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
+    """The paper's premise measured where the logs allow it: HotpotQA's CoT logs keep each failed trial's thought and
+    answer beside its reflection; ALFWorld's keep no trajectory and the programming runs no implementation."""
+    read = evidence.diagnosis
+    if not read:
+        return _check(claim, "no HotpotQA log with context prints reflections", "cannot be checked",
+                      "the only published logs that keep a failed trial beside its reflection are HotpotQA's")  # fmt: skip
+    logs = "; ".join(
+        f"`{log.source}`: {_share(log.hits, log.reflections)} of the reflections after a failed trial name where it "
+        f"was lost ({log.tasks} questions), {_share(log.cause_agrees, log.reflections)} its cause, "
+        f"{_share(log.confabulated, log.reflections)} confabulate; lost to "
+        + ", ".join(f"{category} {count}" for category, count in log.categories.items())
+        for log in read
+    )
+    reason = (
+        "the paper states it for ALFWorld and HumanEval, whose published logs keep no trajectory and no "
+        "implementation to diagnose; HotpotQA's CoT logs keep the thought and the answer, so every category of "
+        f"`{read[0].truth_rule}` applies (`{read[0].claims_rule}` reads the reflections): there, with the failures "
+        "mostly answers right in substance but not in the key's form, most reflections blame the form and are right"
+    )
+    return _check(claim, logs, "cannot be checked", reason)
+
+
 def _rerun_only(claim: PaperClaim, evidence: LogsEvidence) -> ClaimCheck:
     return _check(claim, "no log", "cannot be checked", "a condition the paper re-ran; its logs are not published")
 
@@ -353,5 +377,6 @@ def paper_checks(evidence: LogsEvidence, claims: PaperClaims | None = None) -> l
         "env22_reflections": lambda c: _env22_reflections_check(c, evidence),
         "memory_harmful": lambda c: _memory_harmful_check(c, evidence),
         "humaneval_error_types": lambda c: _humaneval_error_types_check(c, evidence),
+        "diagnosis_assumption": lambda c: _diagnosis_check(c, evidence),
     }
     return [checks.get(claim.id, lambda c: _rerun_only(c, evidence))(claim) for claim in claims.claims]

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.audit.published import PublishedTask
+from harness.audit.published_diagnosis import DiagnosedLog
 from harness.audit.source_audit import SourceAudit
 from harness.audit.task_identity import SourceIdentity
 from harness.audit.task_rrr import TaskRRR
@@ -62,7 +63,7 @@ class ClaimCheck(BaseModel):
 
 class LogsEvidence(BaseModel):
     """What the audit read, by source name: the rows, the tasks, their RRR, the HumanEval and HotpotQA runs' task
-    identity; and the env-to-game map."""
+    identity; the env-to-game map; and the published HotpotQA reflections diagnosed."""
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
@@ -72,6 +73,7 @@ class LogsEvidence(BaseModel):
     env_to_game: dict[str, str]
     env_to_game_name: str
     identity: dict[str, SourceIdentity] = Field(default_factory=dict)
+    diagnosis: list[DiagnosedLog] = Field(default_factory=list)
 
 
 def load_claims(path: Path = CLAIMS_FILE) -> PaperClaims:

@@ -10,7 +10,7 @@ from harness.metrics.semantic import (
     disagreement_rows,
     rule_sentence,
 )
-from harness.report.document import Block, Code, Paragraph, Section, Table
+from harness.report.document import Block, Cell, Code, Paragraph, Section, Table
 
 
 def _embedding_sentence(semantic: SemanticAudit) -> str:
@@ -23,8 +23,8 @@ def _embedding_sentence(semantic: SemanticAudit) -> str:
 
 def semantic_section(semantic: SemanticAudit) -> Section:
     """Both rates per source, then the tasks the two rules disagree on."""
-    rows = [[row.domain, Code(row.source), *comparison_cells(row.comparison)] for row in semantic.sources]
-    disagreements = [
+    rows: list[list[Cell]] = [[row.domain, Code(row.source), *comparison_cells(row.comparison)] for row in semantic.sources]
+    disagreements: list[list[Cell]] = [
         [Code(row.source), *cells] for row in semantic.sources for cells in disagreement_rows(row.comparison)
     ]
     listed: Block = (

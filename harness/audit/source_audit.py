@@ -61,10 +61,10 @@ def audit_spearman(rated: Sequence[TaskRRR], convention: SpearmanConvention) -> 
     result = spearman_rrr_vs_trials(
         [(t.rrr, t.reflections, t.trials) for t in counted if t.trials is not None], convention
     )
-    reason = None
-    if result.rho is None:
-        reason = "fewer than 3 tasks" if result.n < 3 else "RRR or trials played takes a single value"
-    return AuditSpearman(**result.model_dump(), reason=reason)
+    why = None if result.rho is not None else (
+        "fewer than 3 tasks" if result.n < 3 else "RRR or trials played takes a single value"
+    )
+    return AuditSpearman(**result.model_dump(), reason=why)
 
 
 def source_audit(domain: str, source: str, rated: Sequence[TaskRRR]) -> SourceAudit:

@@ -210,7 +210,7 @@ def hydra_arguments(arguments: list[str]) -> argparse.Namespace:
             )
         raise ConfigError(f"the command line cannot be read ({message}); python run.py --hydra-help lists the options.")
 
-    parser.error = refuse  # type: ignore[method-assign]
+    parser.error = refuse
     return parser.parse_args(arguments)
 
 

@@ -13,23 +13,23 @@ STOPPED_AT_ONCE = "interrupted: stopped at once; every trial recorded so far is 
 STARTUP_STOP = StartupStop(STOPPED_AT_ONCE)
 STARTUP_STOP.install()
 
-import logging  # noqa: E402 (after the handlers: loading takes seconds)
-from pathlib import Path  # noqa: E402
-from typing import TYPE_CHECKING  # noqa: E402
+import logging  # the rest after the handlers: loading takes seconds (E402 allowed here in pyproject.toml)
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-import hydra  # noqa: E402
-from hydra.core.hydra_config import HydraConfig  # noqa: E402
-from hydra.types import RunMode  # noqa: E402
-from omegaconf import DictConfig  # noqa: E402
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
+from omegaconf import DictConfig
 
-from harness.run.preparation import Handed, take  # noqa: E402
-from harness.cli.guard import created_dir  # noqa: E402
-from harness.cli.overrides import preflight  # noqa: E402
-from harness.run.run_log import setup_logging  # noqa: E402
-from harness.errors import EXIT_INTERRUPTED, HarnessError, RunInterrupted, fail  # noqa: E402
-from harness.run.config_dirs import CONFIG_DIR  # noqa: E402
-from harness.records.run_dir import remove_created  # noqa: E402
-from harness.run.scenarios import run_scenario  # noqa: E402
+from harness.run.preparation import Handed, take
+from harness.cli.guard import created_dir
+from harness.cli.overrides import preflight
+from harness.run.run_log import setup_logging
+from harness.errors import EXIT_INTERRUPTED, HarnessError, RunInterrupted, fail
+from harness.run.config_dirs import CONFIG_DIR
+from harness.records.run_dir import remove_created
+from harness.run.scenarios import run_scenario
 
 if TYPE_CHECKING:
     from harness.run.experiment import Experiment

@@ -148,11 +148,11 @@ class Domain(ABC):
         """One trial of a task, the actor reading `window`; `earlier` are the task's records so far, in order;
         `last_trial`: the run's trial budget ends with this one."""
 
-    def warm_up(self, concurrency: int) -> None:
+    def warm_up(self, concurrency: int) -> None:  # noqa: B027 (a hook: a domain with nothing to start needs none)
         """Start, in the background, what `concurrency` trials at once will need (ALFWorld: its engine processes),
         so it gets ready while the run starts; close() releases it."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (a hook: a domain that holds nothing needs none)
         """Release what the domain holds while it plays (ALFWorld: its engine processes); the run calls it once."""
 
     @abstractmethod

@@ -32,7 +32,7 @@ def _http_libraries() -> tuple[ModuleType, ModuleType]:
 _httpx, _httpcore = _http_libraries()
 
 
-class AttemptDeadline(_httpcore.NetworkBackend):  # type: ignore[misc, name-defined]
+class AttemptDeadline(_httpcore.NetworkBackend):  # type: ignore[name-defined]  # the SDK's library, found at import
     """A network backend that holds every socket operation of the calling thread to that thread's deadline."""
 
     def __init__(self) -> None:
@@ -79,7 +79,7 @@ class AttemptDeadline(_httpcore.NetworkBackend):  # type: ignore[misc, name-defi
         self._sockets.sleep(seconds)
 
 
-class _BoundStream(_httpcore.NetworkStream):  # type: ignore[misc, name-defined]
+class _BoundStream(_httpcore.NetworkStream):  # type: ignore[name-defined]  # the SDK's library, found at import
     """A connection whose every read and write waits at most what is left of the attempt."""
 
     def __init__(self, stream: Any, deadline: AttemptDeadline) -> None:
@@ -87,7 +87,7 @@ class _BoundStream(_httpcore.NetworkStream):  # type: ignore[misc, name-defined]
         self._deadline = deadline
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._stream.read(max_bytes, self._deadline.bound(timeout, _httpcore.ReadTimeout))  # type: ignore[no-any-return]
+        return self._stream.read(max_bytes, self._deadline.bound(timeout, _httpcore.ReadTimeout))
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
         self._stream.write(buffer, self._deadline.bound(timeout, _httpcore.WriteTimeout))

@@ -128,7 +128,7 @@ class OpenAIBackend:
             messages = [message.model_dump() for message in request.messages or []]
         else:
             messages = [{"role": "user", "content": request.prompt or ""}]
-        return self._client.chat.completions.create(messages=messages, **options)  # type: ignore[arg-type]
+        return self._client.chat.completions.create(messages=messages, **options)
 
     def _wait(self, state: RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None

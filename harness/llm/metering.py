@@ -53,7 +53,7 @@ class MeteredLLM:
 
     def _model_call(self, sent: LLMRequest, response: LLMResponse) -> ModelCall:
         return ModelCall(
-            role=self.context.role,  # type: ignore[arg-type]  # CallContext names the two roles as str
+            role=self.context.role,
             key=cache_key(self._llm.identity, sent),
             cached=response.cached,
             backend=self._llm.identity,

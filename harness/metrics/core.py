@@ -225,7 +225,10 @@ class TaskMetrics(BaseModel):
         "its chains pooled; a metrics.json written before a figure existed lacks it.",
     )
 
-    _solved_share = model_validator(mode="before")(classmethod(lambda cls, data: _one_chain_solved_share(data)))
+    @model_validator(mode="before")
+    @classmethod
+    def _solved_share(cls, data: Any) -> Any:
+        return _one_chain_solved_share(data)
 
 
 def _malformed(record: TrialRecord) -> bool:
@@ -307,11 +310,12 @@ class ConditionMetrics(BaseModel):
         None, description="Whether its reflections name where their trials were lost (diagnosis.jsonl); None without."
     )
 
-    _solved_share = model_validator(mode="before")(
-        classmethod(lambda cls, data: _one_chain_solved_share(data, "tasks"))
-    )
+    @model_validator(mode="before")
+    @classmethod
+    def _solved_share(cls, data: Any) -> Any:
+        return _one_chain_solved_share(data, "tasks")
 
-    @computed_field(  # type: ignore[prop-decorator]
+    @computed_field(  # type: ignore[prop-decorator]  # pydantic's documented form over a property
         description="frozen / rrr_defined: the one frozen share (FROZEN_SHARE_RULE); None when no task has a defined "
         "RRR. From the counts, so a metrics.json written when it was a mean over all tasks of each one's share of "
         "chains frozen reads under this definition."
@@ -320,7 +324,7 @@ class ConditionMetrics(BaseModel):
     def frozen_share(self) -> float | None:
         return frozen_share(self.frozen, self.rrr_defined)
 
-    @computed_field(  # type: ignore[prop-decorator]
+    @computed_field(  # type: ignore[prop-decorator]  # pydantic's documented form over a property
         description="Solved / tasks (95% Clopper-Pearson over tasks) and object mention / reflections (95% Wilson "
         "over reflections), from the counts (so a metrics.json written before it reads the same)."
     )

@@ -10,7 +10,8 @@ with a defined RRR. So a curve at the set thresholds is the condition's `frozen_
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,6 +28,9 @@ from harness.metrics.thresholds import Thresholds
 SIMILARITY_GRID = (0.70, 0.75, 0.80, 0.85, 0.90, 0.95)
 FROZEN_GRID = (0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70)
 
+
+_Task = TypeVar("_Task", bound=Hashable)
+"""A task's key: its id, or (run, task) where a report keeps two runs' tasks apart."""
 
 class CurvePoint(BaseModel):
     """The frozen share of tasks at one pair of thresholds."""
@@ -75,7 +79,7 @@ def _point(matches: Sequence[Sequence[Sequence[EarlierMatch | None]]], similarit
 
 def threshold_curves(
     label: str,
-    memories: Mapping[str, Sequence[Sequence[str]]],
+    memories: Mapping[_Task, Sequence[Sequence[str]]],
     thresholds: Thresholds,
     similarity_grid: Sequence[float] = SIMILARITY_GRID,
     frozen_grid: Sequence[float] = FROZEN_GRID,

@@ -40,8 +40,8 @@ def frozen_in_records(
             memory.append(record.reflection)
     frozen = []
     for task, by_repeat in chains.items():
-        rates = [reflection_repetition_rate(memory, similarity_threshold) for memory in by_repeat.values()]
-        rates = [rate for rate in rates if rate is not None]
+        measured = [reflection_repetition_rate(memory, similarity_threshold) for memory in by_repeat.values()]
+        rates = [rate for rate in measured if rate is not None]
         if rates and is_frozen(sum(rates) / len(rates), frozen_threshold):
             frozen.append(task)
     return sorted(frozen)

@@ -184,8 +184,8 @@ def paired_difference(
     value where it is known (a share: 0 to 1), for the interval when every difference is alike.
     """
     tasks, dropped = paired_values(control, condition)
-    a = [float(control[task]) for task in tasks]  # type: ignore[arg-type]
-    b = [float(condition[task]) for task in tasks]  # type: ignore[arg-type]
+    a = [float(control[task]) for task in tasks]  # type: ignore[arg-type]  # paired_values keeps defined values
+    b = [float(condition[task]) for task in tasks]  # type: ignore[arg-type]  # paired_values keeps defined values
     differences = [y - x for x, y in zip(a, b)]
     mcnemar = binary and _is_binary(a) and _is_binary(b)
     test: PairedTestName = "mcnemar_exact" if mcnemar else "paired_permutation"

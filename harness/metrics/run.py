@@ -46,7 +46,7 @@ class ConditionReport(BaseModel):
         "(harness.metrics.run_on); None in a metrics.json written before they were counted.",
     )
 
-    @computed_field(  # type: ignore[prop-decorator]
+    @computed_field(  # type: ignore[prop-decorator]  # pydantic's documented form over a property
         description="Mean over solved tasks of the 0-based trial of each one's first success (the figure catalogue's "
         "first_solving_trial); None, never 0, when none is solved. From `tasks`, so an older metrics.json reads it."
     )
@@ -54,7 +54,7 @@ class ConditionReport(BaseModel):
     def first_solving_trial(self) -> float | None:
         return mean_first_solving_trial(self.tasks)
 
-    @computed_field(  # type: ignore[prop-decorator]
+    @computed_field(  # type: ignore[prop-decorator]  # pydantic's documented form over a property
         description="Every figure of the catalogue (harness.metrics.figures) by name: its value per task aggregated "
         "over tasks as the catalogue declares. From `totals` and `tasks`, so an older metrics.json reads it (a "
         "figure measured per chain is None there when the file was written before it existed)."
@@ -82,7 +82,7 @@ class RunMetrics(BaseModel):
         default_factory=list, description="Records the run's plan does not hold: named here, counted nowhere."
     )
 
-    @computed_field(  # type: ignore[prop-decorator]
+    @computed_field(  # type: ignore[prop-decorator]  # pydantic's documented form over a property
         description="Fisher's exact test of solved counts for every pair of conditions, with Holm's p: what "
         "report.md's exact tests show, from the counts (so a metrics.json written before it reads the same)."
     )

@@ -59,8 +59,8 @@ ABSENT: Final = _Absent()
 
 def _named(items: list[Any]) -> dict[str, Any] | None:
     """A list of mappings with unique names (the conditions) keyed by name, so a change is named by condition."""
-    names = [item.get("name") for item in items if isinstance(item, dict)]
-    if len(names) != len(items) or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
+    names = [name for item in items if isinstance(item, dict) and isinstance(name := item.get("name"), str)]
+    if len(names) != len(items) or len(set(names)) != len(names):
         return None
     return dict(zip(names, items))
 

@@ -41,7 +41,11 @@ CAUSES: dict[str, tuple[str, ...]] = {
 }
 """Each shipped domain's cause categories; a domain from outside names its own in its ground truth's `rule`."""
 
-ClaimKind = Literal["step", "cause", "action", "observation", "object", "receptacle", "test_output", "fact"]
+ClaimKind = Literal[
+    "step", "cause", "action", "observation", "object", "receptacle", "test_output", "fact", "input", "line"
+]
+"""What a claim is about; `input` (an input or input class a code reflection names as failing) and `line` (code it
+quotes as the implementation's) are HumanEval's."""
 
 
 class StepVerdict(BaseModel):

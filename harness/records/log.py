@@ -117,7 +117,8 @@ class DurableLog(Generic[Model]):
             self._torn_reported = self._seen
             warnings.warn(
                 f"{self.path}: ignoring a torn last line of {len(torn)} bytes left by an interrupted write "
-                "(the next append cuts it)."
+                "(the next append cuts it).",
+                stacklevel=2,
             )
         return records
 
@@ -275,7 +276,9 @@ class DurableLog(Generic[Model]):
         for raw in lines:
             number += 1
             if raw.strip():
-                records.append(self._keyed(self._record(raw, number), number, keys, raw))
+                record = self._record(raw, number)
+                assert record is not None  # only a tail may be torn: a line before it is a record or refused
+                records.append(self._keyed(record, number, keys, raw))
         torn = b""
         if tail:
             record = self._record(tail, number + 1, tail=True)
@@ -355,12 +358,16 @@ class DurableLog(Generic[Model]):
             os.ftruncate(descriptor, self._offset)
             os.fsync(descriptor)
             self._seen = (*self._seen[:2], self._offset) if self._seen else None
-            warnings.warn(f"{self.path}: cut a torn last line of {len(torn)} bytes left by an interrupted write.")
+            warnings.warn(
+                f"{self.path}: cut a torn last line of {len(torn)} bytes left by an interrupted write.", stacklevel=2
+            )
             return Repair(cut=len(torn))
         if self._unterminated:
             self._write_bytes(descriptor, b"\n")
             self._unterminated = False
-            warnings.warn(f"{self.path}: the last {self.what} (line {self._lines}) lacked its newline; added it.")
+            warnings.warn(
+                f"{self.path}: the last {self.what} (line {self._lines}) lacked its newline; added it.", stacklevel=2
+            )
             return Repair(terminated=self._lines)
         return Repair()
 

@@ -262,7 +262,7 @@ class Registry(Generic[T]):
         if problem is not None:
             raise RegistryLoadError(f"{self.noun} {name!r} ({entry.reference or repr(found)}) {problem}.")
         self._values[name] = found
-        return found  # type: ignore[no-any-return]
+        return found
 
     def load_all(self) -> dict[str, T]:
         """Every entry, loaded, in registration order; an entry point that fails to load is warned about and left

@@ -103,7 +103,9 @@ class TrialRecord(BaseModel):
         split = (self.actor_usage, self.reflector_usage)
         if self.schema_version >= 3 and None in split:
             raise ValueError("a schema 3 record needs actor_usage and reflector_usage")
-        if None not in split and self.actor_usage + self.reflector_usage != self.usage:  # type: ignore[operator]
+        if None not in split and (
+            self.actor_usage + self.reflector_usage != self.usage  # type: ignore[operator]  # neither is None here
+        ):
             raise ValueError("usage must be the sum of actor_usage and reflector_usage")
         return self
 

@@ -3,13 +3,19 @@ tasks against the control by harness.metrics.effects; written to effects.json be
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from harness.metrics.effects import CONTROL, EFFECTS_FILE, Effects, effects_of_chains, group_chains, merge_chains
+from harness.records import TrialRecord
 from harness.records.whole_file import write_whole
 from harness.report._combine import ReportCondition
 from harness.report._runs import RunData
+
+
+def _labelled(label: str) -> Callable[[TrialRecord], str]:
+    """Every record of a report condition under its report label."""
+    return lambda _: label
 
 
 def report_effects(
@@ -40,7 +46,7 @@ def report_effects(
     parts = [
         group_chains(
             (r for r in by_name[name].records if r.condition == condition.condition),
-            label=lambda _, label=condition.label: label,
+            label=_labelled(condition.label),
             source=name,
         )
         for condition in conditions

@@ -61,7 +61,8 @@ def _save(figure: Figure, path: Path) -> Path:
     """
     for _ in range(_FIT_ROUNDS):
         figure.draw_without_rendering()  # lays the figure out, draws no pixels
-        content = figure.get_tightbbox(figure.canvas.get_renderer())
+        renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]  # Agg's canvas has one
+        content = figure.get_tightbbox(renderer)
         width, height = figure.get_size_inches()
         wider = max(0.0, -content.x0) + max(0.0, content.x1 - width)
         taller = max(0.0, -content.y0) + max(0.0, content.y1 - height)

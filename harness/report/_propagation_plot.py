@@ -26,7 +26,7 @@ def plot_carriers(traces: Sequence[Trace], path: Path) -> Path:
     gates = sorted({t.gate for t in traces}) or [False]
     figure = Figure(figsize=(max(6.4, 4.8 * len(gates)), 4.8), dpi=DPI, layout="constrained")
     FigureCanvasAgg(figure)
-    panels = figure.subplots(1, len(gates), sharey=True, squeeze=False)[0]
+    panels = list(figure.subplots(1, len(gates), sharey=True, squeeze=False)[0])
     seeds = sorted({t.seed for t in traces})
     for axes, gate in zip(panels, gates):
         for t in (t for t in traces if t.gate == gate):

@@ -12,7 +12,7 @@ from harness.records.propagation import PropagationStudy
 from harness.reflection.insights.library_trace import library_findings, notable_summary, notable_table
 from harness.reflection.insights.trace import RESULT_FILE, Trace, gate_target, rates_table, table
 from harness.report._propagation_plot import CARRIERS_BY_STEP
-from harness.report.document import Block, Code, Document, Figure, Link, Paragraph, Section, Table
+from harness.report.document import Block, Cell, Code, Document, Figure, Link, Paragraph, Section, Table
 
 TITLE = "Propagation"
 TRACE_COMMAND = "reflexion-trace RUN_DIR"
@@ -41,7 +41,7 @@ def carriers_table(traces: Sequence[Trace]) -> Table | Paragraph:
 def builds_table(study: PropagationStudy, traces: Sequence[Trace]) -> Table:
     """Each build's plant: where it went, its donor and marker words, and what the trace found."""
     found = {(t.seed, t.gate, t.plant, t.plant_step, t.variant): t for t in traces}
-    rows = []
+    rows: list[list[Cell]] = []
     for build in study.builds:
         plant = build.plant
         t = found[(build.seed, build.gate, plant.kind, plant.step, plant.variant)]

@@ -18,6 +18,7 @@ from harness.metrics.core import ConditionMetrics, TaskMetrics
 from harness.metrics.effects import Effects
 from harness.metrics.figures import DATA_COLUMNS, Measured, Value, figure_values
 from harness.metrics.fisher import PairwiseFisher
+from harness.records.identity import IDENTITY_LABELS
 from harness.report._combine import ReportCondition
 
 Row = dict[str, Value]
@@ -26,7 +27,6 @@ CONDITIONS = "conditions"
 TASKS = "tasks"
 EFFECTS = "effects"
 SOLVED_TESTS = "solved_tests"
-IDENTITY_LABELS = ("on_task", "off_task", "vacuous")
 
 
 class DataTable(BaseModel):
@@ -119,8 +119,9 @@ def effects_data(effects: Effects | None) -> DataTable:
     """effects.json's rows (no row when the report has no effects); McNemar's discordant tasks as gained, lost."""
     rows = []
     for row in effects.rows if effects else []:
+        assert effects is not None  # a row comes only from effects
         gained, lost = row.discordant if row.discordant is not None else (None, None)
-        rows.append(row.model_dump() | {"control": effects.control, "gained": gained, "lost": lost})  # type: ignore[union-attr]
+        rows.append(row.model_dump() | {"control": effects.control, "gained": gained, "lost": lost})
     return _table(EFFECTS, EFFECT_COLUMNS, rows)
 
 

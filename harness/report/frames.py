@@ -32,7 +32,7 @@ class FramesUnavailable(HarnessError):
     """pandas, the optional extra `frames`, is not installed."""
 
 
-def _pandas():  # type: ignore[no-untyped-def]
+def _pandas():
     try:
         import pandas
     except ImportError:

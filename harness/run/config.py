@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
@@ -29,7 +29,10 @@ ENV_NAMES = tuple(spec.name for spec in _SELECTABLE)
 # the last, the HotpotQA agent all of them.
 PROTOCOL_MEMORY_WINDOW = {spec.name: spec.memory_window for spec in _SELECTABLE}
 _ENV_MODELS = tuple(spec.env_config for spec in _SELECTABLE)
-EnvConfig = Annotated[Union[_ENV_MODELS], Field(discriminator="name")] if len(_ENV_MODELS) > 1 else _ENV_MODELS[0]
+if TYPE_CHECKING:
+    EnvConfig = Any  # built from the installed domains' specs as the module loads: no static type can name it
+else:
+    EnvConfig = Annotated[Union[_ENV_MODELS], Field(discriminator="name")] if len(_ENV_MODELS) > 1 else _ENV_MODELS[0]
 """The env section: the config model of the domain its `name` selects."""
 
 

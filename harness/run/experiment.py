@@ -49,7 +49,7 @@ def condition_gate(condition: Condition, source: ReflectionSource, run_dir: Path
     """The gate store of a gated condition (`<run_dir>/gate/<condition>/`), or None for the others."""
     if not source.needs_gate:
         return None
-    policy = source.options.policy  # type: ignore[attr-defined]
+    policy = source.options.policy  # type: ignore[attr-defined]  # a source that needs a gate has a policy
     return GatedMemory(run_dir / GATE_DIR / condition.name, policy, source.memory_window)
 
 
@@ -200,7 +200,7 @@ class Experiment:
             self.lock.ensure_held()
             records = self.trial_log.records
             target, mentions = mention_rules(self.domain.name)
-            targets = {task: target(task) for task in self.plan.tasks}
+            targets = {task: target(task) for task in self.plan.tasks or ()}
             thresholds = Thresholds.model_validate(self.config.metrics.model_dump())
             metrics = run_metrics(records, self.plan, targets, mentions, identity_rule(self.domain.name), thresholds)
             metrics = with_diagnosis(metrics, read_diagnosis(self.run_dir))

@@ -58,7 +58,7 @@ def _named(items: list[Any]) -> dict[str, Any] | None:
     names = [item.get("name") if isinstance(item, dict) else None for item in items]
     if not items or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
         return None
-    return dict(zip(names, items))  # type: ignore[arg-type]
+    return dict(zip(names, items))  # type: ignore[arg-type]  # every name is a str (checked above)
 
 
 def _leaves(tree: Any, prefix: str) -> Iterator[tuple[str, Any]]:

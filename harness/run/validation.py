@@ -149,7 +149,7 @@ def _section(raw: dict[str, Any], key: str, model: type[_Model]) -> _Model:
 def _resolved(cfg: DictConfig) -> dict[str, Any]:
     """The config with every `${...}` resolved, or ConfigError naming the setting whose interpolation fails."""
     try:
-        return OmegaConf.to_container(cfg, resolve=True)  # type: ignore[return-value]
+        return OmegaConf.to_container(cfg, resolve=True)
     except OmegaConfBaseException as error:
         key = getattr(error, "full_key", None) or "a setting"
         written: Any = OmegaConf.to_container(cfg, resolve=False)
@@ -182,7 +182,7 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
         actor = _role_model(raw, "actor", n_threads)
         reflector = _role_model(raw, "reflector", n_threads)
         env_name = (raw.get("env") or {}).get("name") if isinstance(raw.get("env"), dict) else None
-        window = PROTOCOL_MEMORY_WINDOW.get(env_name, DEFAULT_MEMORY_WINDOW)
+        window = PROTOCOL_MEMORY_WINDOW.get(str(env_name), DEFAULT_MEMORY_WINDOW)
         conditions = [
             resolve_condition(name, entry, actor, reflector, n_threads, window) for name, entry in strategies.items()
         ]

@@ -90,7 +90,7 @@ def play_side_by_side(
         if outcome.error is not None:
             first_error = first_error or outcome.error
             continue
-        on_done(outcome.result)  # type: ignore[arg-type]
+        on_done(outcome.result)  # type: ignore[arg-type]  # an outcome without an error holds its result
         after_stop += int(stop.is_set())
     if first_error is not None:
         raise first_error

@@ -23,9 +23,14 @@ TASK_MARKER = "Here is the task:"
 
 
 class Observation(Protocol):
-    observation: str
-    won: bool
-    done: bool
+    @property
+    def observation(self) -> str: ...
+
+    @property
+    def won(self) -> bool: ...
+
+    @property
+    def done(self) -> bool: ...
 
 
 class Playable(Protocol):

@@ -86,7 +86,7 @@ def alfworld_turns(scenario: str, actions: Sequence[tuple[str, str]], memory: Se
     for action, observation in actions:
         texts.append(("agent", f"> {action}"))
         texts.append(("environment", observation))
-    return [Turn(id=number, role=role, text=text) for number, (role, text) in enumerate(texts, start=1)]  # type: ignore[arg-type]
+    return [Turn(id=number, role=role, text=text) for number, (role, text) in enumerate(texts, start=1)]
 
 
 class AlfworldReflection(ReflectionHooks):

@@ -41,16 +41,16 @@ _Found = tuple[int, int, str]
 def _phrase_matches(found: Sequence[Word], vocabulary: QuestionVocabulary) -> list[_Found]:
     """Every place the reflection writes one of the question's titles or answers, in any case, as whole words."""
     first: dict[str, list[tuple[str, ...]]] = {}
-    means = {}
+    means: dict[tuple[str, ...], str] = {}
     for phrase in vocabulary.phrases:
         first.setdefault(phrase.keys[0], []).append(phrase.keys)
         means.setdefault(phrase.keys, phrase.means)
     keys = [word.key for word in found]
     matches = []
     for k, key in enumerate(keys):
-        for phrase in first.get(key, ()):
-            if tuple(keys[k : k + len(phrase)]) == phrase:
-                matches.append((found[k].start, found[k + len(phrase) - 1].end, means[phrase]))
+        for written in first.get(key, ()):
+            if tuple(keys[k : k + len(written)]) == written:
+                matches.append((found[k].start, found[k + len(written) - 1].end, means[written]))
     return matches
 
 

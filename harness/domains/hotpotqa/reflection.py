@@ -63,7 +63,7 @@ def hotpotqa_turns(question: Question, attempt: QuestionAttempt, memory: Sequenc
     texts.append(("agent", f"Thought: {attempt.thought}"))
     if attempt.action is not None:
         texts.append(("agent", f"Action: {attempt.action}"))
-    return [Turn(id=number, role=role, text=text) for number, (role, text) in enumerate(texts, start=1)]  # type: ignore[arg-type]
+    return [Turn(id=number, role=role, text=text) for number, (role, text) in enumerate(texts, start=1)]
 
 
 def _completion(prompt: str, max_tokens: int, stop: list[str], seed: int) -> LLMRequest:

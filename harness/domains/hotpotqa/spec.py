@@ -20,5 +20,8 @@ SPEC = DomainSpec(
     identity=Lazy("harness.domains.hotpotqa.identity:record_identity"),
     identity_note=Lazy("harness.domains.hotpotqa.identity:IDENTITY_NOTE"),
     line_identity=Lazy("harness.domains.hotpotqa.identity:line_identity"),
+    truth=Lazy("harness.domains.hotpotqa.diagnosis_truth:record_truth"),
+    claims=Lazy("harness.domains.hotpotqa.diagnosis_claims:record_claims"),
+    line_diagnosis=Lazy("harness.domains.hotpotqa.diagnosis_claims:line_diagnosis"),
     details=QuestionAttempt,
 )

@@ -50,7 +50,7 @@ def humaneval_turns(task_text: str, code: str, feedback: str, memory: Sequence[s
     """Earlier lessons, the task (the user's), the implementation (the agent's), the test output."""
     texts: list[tuple[str, str]] = [("reflection", lesson) for lesson in memory]
     texts += [("user", task_text.strip()), ("agent", code.strip()), ("tests", feedback.strip())]
-    return [Turn(id=number, role=role, text=text) for number, (role, text) in enumerate(texts, start=1)]  # type: ignore[arg-type]
+    return [Turn(id=number, role=role, text=text) for number, (role, text) in enumerate(texts, start=1)]
 
 
 def _signals(trial: ReflectionInput) -> CodeSignals:

@@ -19,5 +19,8 @@ SPEC = DomainSpec(
     identity=Lazy("harness.domains.humaneval.identity:record_identity"),
     identity_note=Lazy("harness.domains.humaneval.identity:IDENTITY_NOTE"),
     line_identity=Lazy("harness.domains.humaneval.identity:line_identity"),
+    truth=Lazy("harness.domains.humaneval.diagnosis:record_truth"),
+    claims=Lazy("harness.domains.humaneval.diagnosis:record_claims"),
+    line_diagnosis=Lazy("harness.domains.humaneval.diagnosis:line_diagnosis"),
     details=CodeAttempt,
 )

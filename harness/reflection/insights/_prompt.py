@@ -29,6 +29,7 @@ def critique_messages(planned: PlannedCritique, rules: Sequence[str], domain: Ex
     # An empty list is shown as ExpeL shows it: a lone "1. ".
     slots = {"instruction": "", "success_history": planned.success_history, "existing_rules": numbered(rules or [""])}
     if kind == "compare":
+        assert planned.task is not None and planned.fail_history is not None  # a compare critique plans both
         slots |= {"task": planned.task, "fail_history": planned.fail_history}
     template = read_prompt(f"expel/critique_{kind}.txt") + read_prompt("expel/format_rules_operation.txt")
     suffix = read_prompt("expel/suffix_full.txt" if max_num_rules <= len(rules) else "expel/suffix_not_full.txt")

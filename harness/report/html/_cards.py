@@ -163,11 +163,11 @@ def _sections(groups: Sequence[Group], conditions: Sequence[str], by_task: bool)
     if not by_task:
         return [[group] for group in groups]
     order = {name: k for k, name in enumerate(conditions)}
-    by_task: dict[str, list[Group]] = {}
+    of_task: dict[str, list[Group]] = {}
     for group in groups:
-        by_task.setdefault(group.task, []).append(group)
+        of_task.setdefault(group.task, []).append(group)
     # sorted() is stable: the groups of one condition keep their run order.
-    return [sorted(by_task[task], key=lambda g: order.get(g.condition, len(order))) for task in sorted(by_task)]
+    return [sorted(of_task[task], key=lambda g: order.get(g.condition, len(order))) for task in sorted(of_task)]
 
 
 def task_sections(

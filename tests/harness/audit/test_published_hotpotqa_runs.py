@@ -51,7 +51,7 @@ def test_logs_without_reflections_or_of_another_agent_are_refused(tmp_path: Path
 
 
 def test_the_command_writes_a_finished_run_and_refuses_to_overwrite_one(tmp_path: Path) -> None:
-    command = ("harness.audit.hotpotqa_runs", str(IMPORTABLE[0]), str(tmp_path / "run"))
+    command = ("harness.cli.hotpotqa_runs", str(IMPORTABLE[0]), str(tmp_path / "run"))
     first = run_module(*command)
     assert first.returncode == 0, first.stderr
     written = read_trials(tmp_path / "run")

@@ -17,7 +17,8 @@ import pytest
 
 from harness.metrics.run import RunMetrics
 from harness.records import read_manifest
-from harness.run.tracking import PARAM_VALUE_LIMIT, flat_params, main, solved_by_trial, track_run
+from harness.cli.track import main
+from harness.run.tracking import PARAM_VALUE_LIMIT, flat_params, solved_by_trial, track_run
 from harness.run.tracking_settings import TrackingSettings
 from tests.runner import ROOT, run_cli, run_process
 
