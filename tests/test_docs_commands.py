@@ -156,6 +156,15 @@ SKIP: dict[str, str] = {
     "python run.py 'strategy=[self_diagnosis,gated]' strategy.gated.options.policy=owner experiment.trials=3 "
     "hydra.run.dir=results/runs/g": EMBEDDED,
     "python run.py experiment=planted_refusal": REPLAYED.format(test="tests/harness/run/test_planted_refusal.py", seconds=10),
+    # docs/diagnosis.md
+    "python run.py metrics.diagnosis=true": EMBEDDED,
+    "reflexion-diagnosis results/runs/2026-12-03_10-17-18": READERS_FILE,
+    "reflexion-diagnosis lines.jsonl": READERS_FILE,
+    "python run.py experiment=diagnosis_bank": REPLAYED.format(
+        test="tests/harness/run/test_diagnosis_bank_recorded.py", seconds=15),
+    "python run.py experiment=diagnosis_bank scenario.items=null scenario.truths=null "
+    "'scenario.runs=[results/runs/a,results/runs/b]' scenario.cache.mode=auto "
+    "scenario.cache.path=results/llm_cache.jsonl": EMBEDDED,
     # docs/metrics.md
     "reflexion-identity reflections.jsonl": READERS_FILE,
     # docs/openai.md

@@ -31,6 +31,7 @@ from harness.run.config import (
     TOP_LEVEL_KEYS,
 )
 from harness.run.config_dirs import option_files
+from harness.run.diagnosis_bank_config import DiagnosisBankConfig
 from harness.run.memory_settings import InsightsSettings, MemorySettings
 from harness.run.tracking_settings import TrackingSettings
 
@@ -61,7 +62,7 @@ SECTION_MODELS: Level = {
     "metrics": [MetricsSettings],
     "resume": [ResumeSettings],
     "sampling": [SamplingSettings],
-    "scenario": [PlantedRefusalConfig, PropagationConfig, EntryConfig, ReachConfig],
+    "scenario": [PlantedRefusalConfig, PropagationConfig, EntryConfig, ReachConfig, DiagnosisBankConfig],
     "tracking": [TrackingSettings],
     "memory": [MemorySettings],
     "insights": [InsightsSettings],

@@ -1,7 +1,8 @@
 """`reflexion-report RUN_DIR... [--out DIR] [--format md,html,csv,latex] [--html] [--semantic ...]`: report.md
 and PNG plots for one run or several combined; with --html (or html in --format) report.html beside them, and with
 csv or latex the condition, per-task, effects and exact-test tables as .csv or .tex files.
-An experiment=propagation run (propagation.json, no trials) is reported alone, in md and html.
+An experiment=propagation run (propagation.json, no trials) is reported alone, in md and html; so is an
+experiment=diagnosis_bank run (bank.jsonl, no trials), with its diagnosis.md.
 
 `reflexion-report FOLDER --index [--out DIR]`: index.html, one table of every run, sweep and audit under the
 folder (harness.report.index)."""
@@ -16,8 +17,8 @@ from pathlib import Path
 from harness.errors import HarnessError, fail, visible
 from harness.metrics.semantic import add_semantic_options, semantic_cache
 from harness.report import (
-    REPORT_FORMATS, ReportFormat, ReportInputError, holding, load_runs, propagation_study, write_formats,
-    write_propagation_report,
+    REPORT_FORMATS, ReportFormat, ReportInputError, holding, is_bank_run, load_runs, propagation_study, write_bank_report,
+    write_formats, write_propagation_report,
 )
 from harness.report.index import write_index_page
 from harness.records.run_dir import check_output_dir, refuse_symlink_loop, run_holding
@@ -122,10 +123,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         # A plant-and-trace run holds its study record, no trials: reported alone, as md and html.
         study = propagation_study(args.run_dirs, formats, bool(args.semantic))
         embeddings = semantic_cache(args) if study is None else None
-        runs = load_runs(args.run_dirs) if study is None else []  # refused before --out is made or held
+        banked = len(args.run_dirs) == 1 and is_bank_run(args.run_dirs[0])
+        runs = load_runs(args.run_dirs) if study is None and not banked else []  # refused before --out is made
         with holding(out):
             if study is not None:
                 written = write_propagation_report(args.run_dirs[0], out, study, formats)
+            elif len(args.run_dirs) == 1 and is_bank_run(args.run_dirs[0]):  # experiment=diagnosis_bank: its tables
+                written = write_bank_report(args.run_dirs[0], out)
             else:
                 written = write_formats(args.run_dirs, out, formats, embeddings, args.semantic_threshold, runs=runs)
         if embeddings is not None:

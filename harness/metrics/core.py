@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
+from harness.metrics.diagnosis.row import DiagnosisRow
 from harness.metrics.identity import IdentityCounts, IdentityShares, identity_shares
 from harness.metrics.intervals import ConditionIntervals, share
 from harness.metrics.object_mention import mentions_object
@@ -305,6 +306,9 @@ class ConditionMetrics(BaseModel):
         "reflections; None when the domain has no identity rule.",
     )
     malformed: int = Field(0, ge=0, description="Answers the grounded_template parser rejected, over all tasks.")
+    diagnosis: DiagnosisRow | None = Field(
+        None, description="Whether its reflections name where their trials were lost (diagnosis.jsonl); None without."
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -22,7 +22,7 @@ from harness.metrics.thresholds import Thresholds
 from harness.records import TrialRecord
 
 Value = str | int | float | bool | None
-Family = Literal["outcome", "repetition", "mention", "identity", "answers"]
+Family = Literal["outcome", "repetition", "mention", "identity", "answers", "diagnosis"]
 """What a figure measures; a family's figures share a denominator and stand together in every table."""
 
 Chain = Sequence[TrialRecord]

@@ -29,6 +29,7 @@ from harness.metrics.chain_values import (
     task_matched_rrr,
 )
 from harness.metrics.core import ConditionMetrics, TaskMetrics
+from harness.metrics.diagnosis.figures import diagnosis_figure_fields
 from harness.metrics.figure_model import (
     AGGREGATES,
     Aggregate,
@@ -252,6 +253,7 @@ CATALOGUE: tuple[Figure, ...] = (
         headings=("malformed answers",),
         cells=lambda m: [str(m.totals.malformed)],
     ),
+    *(Figure(**fields) for fields in diagnosis_figure_fields()),
 )
 
 DATA_COLUMNS: list[str] = [column for figure in CATALOGUE for column in figure.columns]

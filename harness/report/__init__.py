@@ -1,6 +1,7 @@
 """Reports of our own runs: per-condition tables and plots read from run directories, several runs combined."""
 
 from harness.report._combine import COMBINING_RULE, ReportCondition, combine
+from harness.report._diagnosis_report import bank_diagnosis, bank_table, is_bank_run, write_bank_report
 from harness.report._folder_lock import holding
 from harness.report._propagation_report import propagation_study, write_propagation_report
 from harness.report._report import REPORT_FILE, REPORT_FORMATS, ReportFormat, write_formats, write_report
@@ -18,12 +19,16 @@ __all__ = [
     "RunData",
     "Share",
     "THRESHOLD_CURVES",
+    "bank_diagnosis",
+    "bank_table",
     "combine",
     "finished_run",
     "holding",
+    "is_bank_run",
     "load_runs",
     "plot_threshold_curves",
     "propagation_study",
+    "write_bank_report",
     "write_formats",
     "write_propagation_report",
     "write_report",

@@ -86,7 +86,10 @@ def combine(runs: Sequence[RunData]) -> list[ReportCondition]:
                 domain=domain,
                 thresholds=thresholds,
                 runs=names,
-                totals=condition_metrics(tasks),
+                # A diagnosis row is one run's (pooled rows: the Diagnosis section reads every run's records).
+                totals=condition_metrics(tasks).model_copy(
+                    update={"diagnosis": parts[0][1].totals.diagnosis if len(parts) == 1 else None}
+                ),
                 tasks=tasks,
                 same_tasks=same_tasks,
             )

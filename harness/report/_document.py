@@ -17,6 +17,7 @@ from harness.metrics.spearman import SPEARMAN_CONVENTIONS, SpearmanResult
 from harness.metrics.fisher import PairwiseFisher
 from harness.metrics.run import ConditionReport
 from harness.records import describe_outside
+from harness.report._diagnosis_section import runs_diagnosis_section
 from harness.report._combine import COMBINING_RULE, SAME_TASKS, ReportCondition, kept_apart
 from harness.report._cost_section import cost_section
 from harness.report._effects_section import effects_section, held_out_note
@@ -176,6 +177,7 @@ def report_document(
         threshold_section(runs, curves, report_thresholds(runs)),
         fisher_section(fisher),
         effects_section(*effects, control=CONTROL, held_out=held_out_note(runs, conditions, CONTROL)),
+        runs_diagnosis_section(runs),
         cost_section(runs, conditions),
     ]
     if semantic is not None:

@@ -20,10 +20,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from harness.domains.registry import domain_of_tasks, identity_rule, mention_rules
 from harness.errors import HarnessError
 from harness.metrics.core import TaskMetrics
+from harness.metrics.diagnosis.summary import with_diagnosis
 from harness.metrics.effects import DEFAULT_PRIMARY, MEASURES
 from harness.metrics.cost import ConditionPrices, UsageTotals, condition_prices, run_usage, with_unpriced
 from harness.metrics.run import METRICS_FILE, RunMetrics, run_metrics
 from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
+from harness.records.diagnosis_log import read_diagnosis
 from harness.records import (
     MANIFEST_FILE,
     TRIALS_FILE,
@@ -141,7 +143,8 @@ def recompute_metrics(
         targets = {r.task_id: target(r.task_id) for r in held}
     except ValueError as error:
         raise ReportInputError(f"{run_dir}: {error}") from error
-    return run_metrics(records, plan, targets, mentions, identity_rule(domain), thresholds)
+    measured = run_metrics(records, plan, targets, mentions, identity_rule(domain), thresholds)
+    return with_diagnosis(measured, read_diagnosis(run_dir))
 
 
 def _read_metrics(path: Path) -> RunMetrics:
@@ -180,9 +183,11 @@ def _stale(metrics: RunMetrics, held: Sequence[TrialRecord], plan: RunPlan, meas
 
 def _as_written(measured: RunMetrics, written: RunMetrics) -> RunMetrics:
     """`measured` as a metrics.json written before some figures existed holds it: without the run-on counts of
-    conditions it lacks, and without the per-chain figures its tasks lack (harness.metrics.figures). Lacking them
-    does not make it disagree; the report shows them measured from the records either way."""
+    conditions it lacks, without the per-chain figures its tasks lack (harness.metrics.figures) and without the
+    diagnosis rows of conditions it lacks (a diagnosis.jsonl written later by `reflexion-diagnosis RUN_DIR`). Lacking
+    them does not make it disagree; the report shows them measured from the records either way."""
     lacking = {c.condition for c in written.conditions if c.run_on is None}
+    undiagnosed = {c.condition for c in written.conditions if c.totals.diagnosis is None}
     held = {(c.condition, t.task_id): t.figures.keys() for c in written.conditions for t in c.tasks}
 
     def task(condition: str, measured_task: TaskMetrics) -> TaskMetrics:
@@ -192,7 +197,11 @@ def _as_written(measured: RunMetrics, written: RunMetrics) -> RunMetrics:
 
     conditions = [
         c.model_copy(
-            update={"run_on": None if c.condition in lacking else c.run_on, "tasks": [task(c.condition, t) for t in c.tasks]}
+            update={
+                "run_on": None if c.condition in lacking else c.run_on,
+                "tasks": [task(c.condition, t) for t in c.tasks],
+                "totals": c.totals.model_copy(update={"diagnosis": None}) if c.condition in undiagnosed else c.totals,
+            }
         )
         for c in measured.conditions
     ]

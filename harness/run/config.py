@@ -11,6 +11,7 @@ from harness.llm import CacheConfig, ModelConfig
 from harness.records.number import Number
 from harness.run.memory_settings import InsightsSettings, MemorySettings
 from harness.run.metrics_settings import MetricsSettings
+from harness.run.diagnosis_bank_config import DiagnosisBankConfig
 from harness.run.propagation_config import EntryConfig, PropagationConfig, ReachConfig
 from harness.run.tracking_settings import TrackingSettings
 
@@ -131,8 +132,10 @@ class PlantedRefusalConfig(_Strict):
     cache: CacheConfig = Field(description="The scenario's own answers: the committed ones are replayed by default.")
 
 
-Scenario = Annotated[PlantedRefusalConfig | PropagationConfig | EntryConfig | ReachConfig, Field(discriminator="name")]
-SCENARIO_NAMES = ("planted_refusal", "propagation", "propagation_entry", "propagation_reach")
+Scenario = Annotated[
+    PlantedRefusalConfig | PropagationConfig | EntryConfig | ReachConfig | DiagnosisBankConfig, Field(discriminator="name")
+]
+SCENARIO_NAMES = ("planted_refusal", "propagation", "propagation_entry", "propagation_reach", "diagnosis_bank")
 
 
 class LLMSettings(_Strict):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.run.config import Condition, RunConfig
+from harness.run.diagnosis_stage import diagnose_run, run_rules
 from harness.run.held_out import (
     SelectionReading, compare_with_selection, frozen_in, kept_selection, warn_greedy_roles,
 )
@@ -20,9 +21,11 @@ from harness.llm import CacheStore
 from harness.llm.naming import model_name
 from harness.llm.pool import LLMPool
 from harness.metrics.cost import condition_prices
+from harness.metrics.diagnosis.summary import with_diagnosis
 from harness.metrics.run import run_metrics, write_metrics
 from harness.metrics.thresholds import Thresholds
 from harness.records import Manifest, RunPlan, TrialLog, write_manifest
+from harness.records.diagnosis_log import read_diagnosis
 from harness.records.whole_file import remove_stale_temporaries, write_whole
 from harness.reflection import ReflectionSource, get_source
 from harness.errors import LogChangedError, RecordWriteError, RunDirLostError, RunInterrupted
@@ -180,6 +183,8 @@ class Experiment:
                 self.insights.run(self.conditions, self.trial_log.records, self.settings, partial(
                     Progress, enabled=self.config.progress, interval_s=self.config.progress_interval_s, prices=prices,
                 ), stop)
+            if self.config.metrics.diagnosis:  # before "finished": a run killed here resumes to complete it
+                diagnose_run(self.run_dir, self.trial_log.records, run_rules(self.domain))
             # Imported once the trials are done: the report's plots (matplotlib) would cost every start, killed
             # and resumed ones included, most of a second.
             from harness.report import finished_run, write_report
@@ -198,6 +203,7 @@ class Experiment:
             targets = {task: target(task) for task in self.plan.tasks or ()}
             thresholds = Thresholds.model_validate(self.config.metrics.model_dump())
             metrics = run_metrics(records, self.plan, targets, mentions, identity_rule(self.domain.name), thresholds)
+            metrics = with_diagnosis(metrics, read_diagnosis(self.run_dir))
             write_metrics(self.run_dir, metrics)
             warn_run_on_totals(metrics)
             summary = summarize(records, self.plan, prices)

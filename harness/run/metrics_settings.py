@@ -1,4 +1,5 @@
-"""The `metrics` settings: the thresholds the repetition measures use, and the study design's primary measure
+"""The `metrics` settings: the thresholds the repetition measures use, the study design's primary measure, and
+whether the run scores its diagnoses
 (configs/config.yaml `metrics`)."""
 
 from __future__ import annotations
@@ -33,3 +34,8 @@ class MetricsSettings(BaseModel):
         if value not in MEASURES:
             raise ValueError(f"metrics.primary_measure {value!r} is no effect measure; accepted: {', '.join(MEASURES)}.")
         return value
+    diagnosis: bool = Field(
+        False,
+        description="At the run's end, each failed trial's ground truth and its reflection's claims to "
+        "diagnosis.jsonl (docs/diagnosis.md); off by default: ALFWorld's replays the engine, 1-2 s a trial.",
+    )

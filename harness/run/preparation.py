@@ -18,6 +18,7 @@ from omegaconf import DictConfig
 from harness.domains.base import Domain
 from harness.domains.registry import build_domain
 from harness.run.config import RunConfig
+from harness.run.diagnosis_stage import check_diagnosis
 from harness.run.validation import validate_config
 from harness.run.held_out import SelectionReading, held_out_tasks
 from harness.run.insights_stage import check_insights
@@ -50,6 +51,7 @@ def finish_preparing(config: RunConfig) -> PreparedRun:
     domain = build_domain(config.env, only)
     try:
         check_insights(config, domain)
+        check_diagnosis(config.metrics.diagnosis, domain)
         check_models(config)
         check_tracking(config.tracking)
     except BaseException:

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from harness.records.identity import ReflectionIdentity
-from harness.report.html._model import DetailBlock, DetailItem, Entry, Group, Mention
+from harness.report.html._model import DetailBlock, DetailItem, DiagnosisView, Entry, Group, Mention
 from harness.report.html._text import esc, highlighted, rrr_text, similarity_text
 from harness.report.html._trajectories import TrajectoryPool
 
@@ -60,6 +60,35 @@ def _similarity_html(entry: Entry, group_id: str) -> str:
     )
 
 
+def _steps(steps: Sequence[int]) -> str:
+    return ", ".join(str(step) for step in steps) or "none"
+
+
+def diagnosis_html(view: DiagnosisView) -> str:
+    """Where the trial was lost beside what the reflection claims; confabulated claims marked, their words as text."""
+    if view.unscored is not None:
+        return f'<div class="dg">diagnosis: unscored ({esc(view.unscored)})</div>'
+    decisive = "no decisive agent step" if view.decisive_step is None else f"decisive step {view.decisive_step}"
+    parts = [f'<span class="dec">{decisive} ({esc(view.category or "no category")})</span>',
+             f'<span class="cl">reflection names step{"s" if len(view.claimed_steps) != 1 else ""} '
+             f'{_steps(view.claimed_steps)}{" (ambiguous quote)" if view.ambiguous else ""}, cause '
+             f'{esc(view.claimed_cause or "none")}</span>']
+    if view.hit is not None:
+        parts.append(f'<span class="hit{" y" if view.hit else " n"}">exact step: {"hit" if view.hit else "miss"}</span>')
+    for kind, words in view.confabulated:
+        parts.append(f'<span class="cf">confabulated {esc(kind)}: {esc(words)}</span>')
+    return f'<div class="dg">{" ".join(parts)}</div>'
+
+
+def _marks(view: DiagnosisView | None) -> str:
+    """The trajectory's step marks for the page's script: decisive, claimed and error steps."""
+    if view is None or view.unscored is not None:
+        return ""
+    decisive = "" if view.decisive_step is None else str(view.decisive_step)
+    return (f' data-d="{decisive}" data-cl="{" ".join(map(str, view.claimed_steps))}"'
+            f' data-e="{" ".join(map(str, view.error_steps))}"')
+
+
 def entry_html(entry: Entry, index: int, group_id: str, target: str | None, pool: TrajectoryPool) -> str:
     outcome = "" if entry.success is None else (" ok" if entry.success else " fail")
     repeat = " rep" if entry.nearest is not None and entry.nearest.repeats else ""
@@ -80,11 +109,13 @@ def entry_html(entry: Entry, index: int, group_id: str, target: str | None, pool
         parts.append(f'<div class="meta">{" ".join(meta)}</div>')
     elif entry.no_reflection:
         parts.append(f'<div class="nr">{esc(entry.no_reflection)}</div>')
+    if entry.diagnosis is not None:
+        parts.append(diagnosis_html(entry.diagnosis))
     parts += [detail_html(block) for block in entry.details]
     if entry.trajectory is not None:
         steps = len(entry.trajectory)
         parts.append(
-            f'<details class="tj" data-t="{pool.add(entry.trajectory)}"><summary>trajectory '
+            f'<details class="tj" data-t="{pool.add(entry.trajectory)}"{_marks(entry.diagnosis)}><summary>trajectory '
             f"({steps} step{'s' if steps != 1 else ''})</summary></details>"
         )
     return f'<li class="t{outcome}{repeat}" id="{group_id}-{index}">{"".join(parts)}</li>'

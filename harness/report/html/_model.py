@@ -60,6 +60,22 @@ class Mention(BaseModel):
     spans: list[MentionSpan] = Field(default_factory=list, description="Empty when the domain has no span rule.")
 
 
+class DiagnosisView(BaseModel):
+    """Where the trial was lost and what its reflection claims (diagnosis.jsonl), for the reflection view."""
+
+    model_config = _VIEW
+
+    decisive_step: int | None = Field(description="1-based; None: no decisive agent step, or unscored.")
+    category: str | None
+    error_steps: list[int]
+    claimed_steps: list[int]
+    claimed_cause: str | None
+    ambiguous: bool = Field(description="The reflection quotes an action text taken at several steps.")
+    hit: bool | None = Field(description="It names the decisive step; None without one.")
+    confabulated: list[tuple[str, str]] = Field(description="(kind, the words) of each claim its trial does not hold.")
+    unscored: str | None = Field(description="Why the trial is not scored; None when it is.")
+
+
 class Entry(BaseModel):
     """One trial of a task under a condition (or one published reflection)."""
 
@@ -78,6 +94,7 @@ class Entry(BaseModel):
     )
     details: list[DetailBlock] = Field(default_factory=list)
     trajectory: list[tuple[str, str]] | None = Field(None, description="(action, observation) per step.")
+    diagnosis: DiagnosisView | None = Field(None, description="None without the run's diagnosis of this trial.")
 
 
 class Group(BaseModel):

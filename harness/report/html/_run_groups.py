@@ -19,9 +19,10 @@ from harness.metrics.run import RunMetrics
 from harness.metrics.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from harness.records import TrialRecord
 from harness.records.details import GateOutcome, TemplateParts
+from harness.records.diagnosis_log import DiagnosisKey, TrialDiagnosis
 from harness.records.identity import ReflectionIdentity
 from harness.report.html._details import record_blocks
-from harness.report.html._model import Entry, Group, Mention, Nearest
+from harness.report.html._model import DiagnosisView, Entry, Group, Mention, Nearest
 
 
 class _Rules:
@@ -97,6 +98,23 @@ def _no_reflection(record: TrialRecord) -> str:
     return "no reflection written after this trial"
 
 
+def diagnosis_view(found: TrialDiagnosis) -> DiagnosisView:
+    """A trial's diagnosis record as the reflection view shows it."""
+    truth, claims = found.truth, found.claims
+    claimed = claims.claimed_steps if claims else []
+    return DiagnosisView(
+        decisive_step=truth.decisive_step if truth.scored else None,
+        category=truth.category,
+        error_steps=truth.error_steps,
+        claimed_steps=claimed,
+        claimed_cause=claims.cause if claims else None,
+        ambiguous=bool(claims and claims.ambiguous),
+        hit=None if truth.decisive_step is None or not truth.scored else truth.decisive_step in claimed,
+        confabulated=[(c.kind, c.text) for c in claims.claims if c.confabulated] if claims else [],
+        unscored=None if truth.scored else truth.unscored or "unscored",
+    )
+
+
 def task_group(
     records: Sequence[TrialRecord],
     label: str,
@@ -104,6 +122,7 @@ def task_group(
     metrics: TaskMetrics | None,
     run: str | None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    diagnosis: Mapping[DiagnosisKey, TrialDiagnosis] | None = None,
 ) -> Group:
     """One chain of a task under one condition; `metrics` as metrics.json gives them (recomputed from the records if
     None), repeats marked at the run's `thresholds`."""
@@ -139,6 +158,7 @@ def task_group(
                 identity=rules.identity(record),
                 details=record_blocks(record),
                 trajectory=[(step.action, step.observation) for step in record.trajectory],
+                diagnosis=diagnosis_view(found) if (found := (diagnosis or {}).get((*record.key, ""))) else None,
             )
         )
         if record.reflection is not None:
@@ -165,6 +185,7 @@ def run_groups(
     metrics: RunMetrics,
     labels: Mapping[str, str],
     show_run: bool,
+    diagnosis: Sequence[TrialDiagnosis] = (),
 ) -> list[Group]:
     """Every (task, condition) of one run, one group per repeat (each chain measured on its own, the pooled task
     figures being no single chain's); `labels` gives each condition's label on the page."""
@@ -176,9 +197,10 @@ def run_groups(
     repeated = any(repeat > 0 for _, _, repeat in by_key)
     run = name if show_run else None
     groups = []
+    keyed = {found.key: found for found in diagnosis}
     for (condition, task, repeat), mine in by_key.items():
         label = labels.get(condition, condition)
         label = f"{label}, repeat {repeat}" if repeated else label
         measured_task = None if repeated else measured.get((condition, task))
-        groups.append(task_group(mine, label, rules, measured_task, run, metrics.thresholds))
+        groups.append(task_group(mine, label, rules, measured_task, run, metrics.thresholds, keyed))
     return groups

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol
 
 from harness.metrics.run import RunMetrics
 from harness.metrics.thresholds import DEFAULT_THRESHOLDS
 from harness.records import TrialRecord
+from harness.records.diagnosis_log import read_diagnosis
 from harness.report.document import Document
 from harness.report.html._model import Page
 from harness.report.html._run_groups import run_groups
@@ -26,6 +28,8 @@ class RunSource(Protocol):
     def metrics(self) -> RunMetrics: ...
     @property
     def records(self) -> list[TrialRecord]: ...
+    @property
+    def path(self) -> Path: ...
 
 
 class ConditionSource(Protocol):
@@ -45,7 +49,8 @@ def run_page(document: Document, runs: Sequence[RunSource], conditions: Sequence
     groups = []
     for run in runs:
         labels = {c.condition: c.label for c in conditions if run.name in c.runs}
-        groups += run_groups(run.name, run.domain, run.records, run.metrics, labels, show_run=len(runs) > 1)
+        diagnosis = read_diagnosis(run.path) or []
+        groups += run_groups(run.name, run.domain, run.records, run.metrics, labels, len(runs) > 1, diagnosis)
     return Page(
         document=document,
         conditions=list(dict.fromkeys(c.label for c in conditions)),

@@ -1,4 +1,5 @@
-"""Scenarios: runs that are not trials of a task set (the planted-question reflection, the propagation studies).
+"""Scenarios: runs that are not trials of a task set (the planted-question reflection, the propagation studies,
+the re-reflection bank).
 
 `run_scenario` plays the one a run's config names; a new scenario is its config model in harness/run/config.py's
 `scenario` union and one branch here.
@@ -9,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.run.config import EntryConfig, PropagationConfig, ReachConfig, RunConfig
+from harness.run.diagnosis_bank_config import DiagnosisBankConfig
 
 
 def run_scenario(config: RunConfig, run_dir: Path) -> None:
@@ -22,6 +24,10 @@ def run_scenario(config: RunConfig, run_dir: Path) -> None:
         _entry(scenario, config, run_dir)
     elif isinstance(scenario, ReachConfig):
         _reach(scenario, config, run_dir)
+    elif isinstance(scenario, DiagnosisBankConfig):
+        from harness.run.scenarios.diagnosis_bank import bank_study
+
+        print(bank_study(scenario, config.reflector, run_dir), end="")
     else:
         from harness.run.scenarios.planted_refusal import describe, run_planted_refusal
 

@@ -19,6 +19,7 @@ SCRIPTS = {
     "reflexion-audit": ["-m", "harness.cli.audit"],
     "reflexion-gate": ["-m", "harness.cli.gate"],
     "reflexion-identity": ["-m", "harness.cli.identity"],
+    "reflexion-diagnosis": ["-m", "harness.cli.diagnosis_command"],
     "reflexion-trace": ["-m", "harness.cli.trace"],
     "reflexion-track": ["-m", "harness.cli.track"],
     "reflexion-hotpotqa-runs": ["-m", "harness.cli.hotpotqa_runs"],

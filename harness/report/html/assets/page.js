@@ -60,13 +60,31 @@
   form.addEventListener("change", () => apply(state()));
 
   let pool = null;
-  function trajectory(number) {
+  function steps(text) {
+    return new Set((text || "").split(" ").filter((s) => s !== "").map(Number));
+  }
+
+  // The diagnosis's marks (data-d decisive, data-cl claimed, data-e error steps), as classes and a text tag.
+  function mark(item, step, details) {
+    const tags = [];
+    if (steps(details.dataset.d).has(step)) { item.classList.add("dec"); tags.push("decisive"); }
+    if (steps(details.dataset.cl).has(step)) { item.classList.add("cl"); tags.push("claimed"); }
+    if (steps(details.dataset.e).has(step)) { item.classList.add("err"); tags.push("error"); }
+    if (tags.length === 0) return;
+    const tag = document.createElement("span");
+    tag.className = "mk";
+    tag.textContent = tags.join(", ");
+    item.append(tag);
+  }
+
+  function trajectory(number, details) {
     if (pool === null) pool = JSON.parse(document.getElementById("trajectories").textContent);
     const indices = pool.t[number];
     const list = document.createElement("ol");
     list.className = "steps";
     for (let i = 0; i < indices.length; i += 2) {
       const item = document.createElement("li");
+      mark(item, i / 2 + 1, details);
       const action = document.createElement("pre");
       action.className = "a";
       action.textContent = pool.s[indices[i]];
@@ -84,7 +102,7 @@
   document.addEventListener("toggle", (event) => {
     const details = event.target;
     if (details.matches && details.matches("details.tj") && details.open && !details.dataset.built) {
-      details.append(trajectory(Number(details.dataset.t)));
+      details.append(trajectory(Number(details.dataset.t), details));
       details.dataset.built = "1";
     }
   }, true);

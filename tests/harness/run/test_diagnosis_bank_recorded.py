@@ -1,0 +1,64 @@
+"""The re-reflection bank as recorded once with the embedded model (data/diagnosis_bank/), replayed with no model:
+every source on every stored trajectory, the table the run prints equal to the committed one, and the stored ground
+truths still what the domains' rules compute (a HotpotQA and a HumanEval trajectory recomputed; ALFWorld's replay
+costs seconds and is the domain's own test's)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.records.diagnosis_bank import ITEMS_FILE, TABLE_FILE, TRUTH_FILE, items_log, reflections_log, truth_log
+from harness.records.diagnosis_log import read_diagnosis
+from harness.run.diagnosis_stage import diagnosis_rules
+from harness.run.scenarios.diagnosis_bank import BankDomains
+from tests.in_process import run_in_process
+from tests.runner import ROOT
+
+BANK = ROOT / "data" / "diagnosis_bank"
+SOURCES = ("self_diagnosis", "grounded_template", "programmatic", "third_party")
+AT_LEAST = {"alfworld": 30, "hotpotqa": 20, "humaneval": 15}
+
+
+@pytest.fixture(scope="module")
+def replayed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    root = tmp_path_factory.mktemp("bank")
+    no_models = root / "no-models"
+    no_models.mkdir()
+    result = run_in_process("experiment=diagnosis_bank", f"hydra.run.dir={root / 'run'}",
+                            env={"REFLEXION_HARNESS_MODEL_DIR": str(no_models)})
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert list(no_models.iterdir()) == [], "the replay assembled or loaded a model"
+    return root / "run", result.stdout
+
+
+def test_every_source_diagnosed_every_stored_trajectory(replayed: tuple[Path, str]) -> None:
+    run_dir, _ = replayed
+    items = items_log(run_dir / ITEMS_FILE).read()
+    per_domain = {domain: sum(i.domain == domain for i in items) for domain in AT_LEAST}
+    assert all(per_domain[d] >= n for d, n in AT_LEAST.items()), per_domain
+    written = {(r.trajectory, r.record.condition) for r in reflections_log(run_dir).read()}
+    assert written == {(i.id, s) for i in items for s in SOURCES}
+    assert len(read_diagnosis(run_dir) or []) == len(written)
+
+
+def test_the_printed_table_is_the_committed_one(replayed: tuple[Path, str]) -> None:
+    run_dir, stdout = replayed
+    committed = (BANK / TABLE_FILE).read_text()
+    assert stdout == committed
+    assert (run_dir / TABLE_FILE).read_text() == committed
+
+
+def test_the_stored_ground_truths_are_the_rules_own(replayed: tuple[Path, str]) -> None:
+    items = {i.id: i for i in items_log(BANK / ITEMS_FILE).read()}
+    stored = truth_log(BANK / TRUTH_FILE).read()
+    domains = BankDomains()
+    try:
+        for domain in ("hotpotqa", "humaneval"):
+            found = next(t for t in stored if items[t.trajectory].domain == domain)
+            item = items[found.trajectory]
+            rules = diagnosis_rules(domain, domains.get(item.env).reflection, item.max_steps)
+            assert rules.truth(item.record) == found.truth
+    finally:
+        domains.close()
