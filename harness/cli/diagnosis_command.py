@@ -21,14 +21,14 @@ Every line is read before anything is printed: a bad line is one sentence naming
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from harness.domains.registry import build_domain, domain_spec, domain_specs
-from harness.errors import EXIT_PIPE_CLOSED, HarnessError, fail
+from harness.cli.json_lines import print_json_lines, read_lines, require_stdout
+from harness.errors import HarnessError, fail
 from harness.records import read_manifest, read_trials
 from harness.records.diagnosis import GroundTruth, ReflectionClaims
 from harness.records.strict_json import strict_json_problem
@@ -121,28 +121,6 @@ def diagnose_run_dir(run_dir: Path) -> str:
     return f"wrote {written} diagnosis record(s) to {Path(run_dir) / 'diagnosis.jsonl'}."
 
 
-def _read(name: str) -> list[dict[str, Any]]:
-    if name == "-":
-        return diagnose_lines(sys.stdin, "standard input")
-    path = Path(name)
-    if not path.is_file():
-        raise DiagnosisInputError(f"{name} is not a file or a run directory; give a JSON-lines file, - or a run.")
-    with path.open(encoding="utf-8") as handle:
-        return diagnose_lines(handle, name)
-
-
-def _print(lines: Iterable[dict[str, Any]]) -> None:
-    """One JSON line each, ASCII (no model text reaches a terminal as a control sequence); a reader that stopped
-    reading (`| head -1`) ends the command quietly."""
-    try:
-        for item in lines:
-            print(json.dumps(item, allow_nan=False))
-        sys.stdout.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(EXIT_PIPE_CLOSED)
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments in (["-h"], ["--help"]):
@@ -152,16 +130,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         _print_usage(sys.stderr)
         fail(f"give one JSON-lines file (or -, or a run directory), got {len(arguments)} arguments.")
     name = arguments[0]
+    require_stdout("the diagnosed lines")
     try:
         if name != "-" and Path(name).is_dir():
             print(diagnose_run_dir(Path(name)))
             return
-        diagnosed = _read(name)
+        diagnosed = read_lines(name, diagnose_lines)
+        if diagnosed is None:
+            raise DiagnosisInputError(f"{name} is not a file or a run directory; give a JSON-lines file, - or a run.")
     except UnicodeDecodeError as error:
         fail(f"{name} is not UTF-8 text (byte {error.start}); give a JSON-lines file.")
     except HarnessError as error:
         fail(error)
-    _print(diagnosed)
+    print_json_lines(diagnosed)
 
 
 def _print_usage(stream: TextIO) -> None:

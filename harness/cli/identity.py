@@ -15,14 +15,13 @@ without them is labelled from the task alone.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import TextIO
 
 from harness.domains.registry import line_identity
-from harness.errors import EXIT_PIPE_CLOSED, HarnessError, fail
+from harness.cli.json_lines import print_json_lines, read_lines, require_stdout
+from harness.errors import HarnessError, fail
 from harness.records.strict_json import strict_json_problem
 
 
@@ -61,29 +60,6 @@ def label_lines(lines: Iterable[str], source: str) -> list[dict[str, object]]:
     return [label_line(line, number, source) for number, line in enumerate(lines, start=1) if line.strip()]
 
 
-def _read(name: str) -> list[dict[str, object]]:
-    if name == "-":
-        return label_lines(sys.stdin, "standard input")
-    path = Path(name)
-    if not path.is_file():
-        raise IdentityInputError(f"{name} is not a file; give a JSON-lines file of reflections, or - for stdin.")
-    with path.open(encoding="utf-8") as handle:
-        return label_lines(handle, name)
-
-
-def _print(labelled: Iterable[dict[str, object]]) -> None:
-    """One JSON line each, ASCII (no model text reaches a terminal as a control sequence); a reader that stopped
-    reading (`| head -1`) ends the command quietly, as the gate's does."""
-    try:
-        for item in labelled:
-            print(json.dumps(item, allow_nan=False))
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # Point stdout at nothing so the interpreter's final flush does not raise again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(EXIT_PIPE_CLOSED)
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments in (["-h"], ["--help"]):
@@ -93,15 +69,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         _print_usage(sys.stderr)
         fail(f"give one JSON-lines file (or -), got {len(arguments)} arguments.")
     name = arguments[0]
-    if sys.stdout is None:  # started with its standard output closed (`>&-`): the interpreter sets it so
-        fail("standard output is closed, and the labelled lines are written there; send it to a file or a pipe.")
+    require_stdout("the labelled lines")
     try:
-        labelled = _read(name)
+        labelled = read_lines(name, label_lines)
+        if labelled is None:
+            raise IdentityInputError(f"{name} is not a file; give a JSON-lines file of reflections, or - for stdin.")
     except UnicodeDecodeError as error:
         fail(f"{name} is not UTF-8 text (byte {error.start}); give a JSON-lines file.")
     except IdentityInputError as error:
         fail(error)
-    _print(labelled)
+    print_json_lines(labelled)
 
 
 def _print_usage(stream: TextIO) -> None:
