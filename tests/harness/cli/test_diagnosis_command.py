@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import tomllib
 from pathlib import Path
 
@@ -93,3 +94,18 @@ def test_a_run_directory_gets_its_diagnosis(tmp_path: Path) -> None:
 def test_the_console_script_is_the_command() -> None:
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["reflexion-diagnosis"] == f"{COMMAND}:main"
+
+
+def test_a_closed_standard_output_is_one_sentence_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Started with `>&-` (Python's sys.stdout is None): refused before any line is read, as reflexion-identity is."""
+    from harness.cli.diagnosis_command import main
+
+    monkeypatch.setattr(sys, "stdout", None)
+    with pytest.raises(SystemExit) as stopped:
+        main([str(tmp_path / "not-read.jsonl")])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err == (
+        "error: standard output is closed, and the diagnosed lines are written there; send it to a file or a pipe.\n"
+    )
