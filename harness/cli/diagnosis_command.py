@@ -20,18 +20,16 @@ Every line is read before anything is printed: a bad line is one sentence naming
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from harness.domains.registry import build_domain, domain_spec, domain_specs
-from harness.cli.json_lines import print_json_lines, read_lines, require_stdout
+from harness.cli.json_lines import LineInputError, parsed_object, print_json_lines, read_lines, require_stdout
 from harness.errors import HarnessError, fail
 from harness.records import read_manifest, read_trials
 from harness.records.diagnosis import GroundTruth, ReflectionClaims
-from harness.records.strict_json import strict_json_problem
 from harness.run.diagnosis_stage import diagnose_run, diagnosis_rules
 
 OUTPUT_KEYS = (
@@ -39,24 +37,8 @@ OUTPUT_KEYS = (
 )
 
 
-class DiagnosisInputError(HarnessError):
+class DiagnosisInputError(LineInputError):
     """A line of the command's input that cannot be diagnosed."""
-
-
-def _parsed(line: str, where: str) -> dict[str, Any]:
-    """The line's JSON object, held to what every log of the harness keeps: each key once, no NaN or Infinity."""
-    try:
-        item = json.loads(line)
-        problem = strict_json_problem(line.encode("utf-8"))
-    except ValueError as error:
-        raise DiagnosisInputError(f"{where} is not JSON ({getattr(error, 'msg', error)}).") from None
-    except RecursionError:
-        raise DiagnosisInputError(f"{where} is nested too deeply to be a trial's line.") from None
-    if problem is not None:
-        raise DiagnosisInputError(f"{where}: {problem}.")
-    if not isinstance(item, dict):
-        raise DiagnosisInputError(f"{where} is not a JSON object; accepted: {{'domain', 'task', ..., 'reflection'}}.")
-    return item
 
 
 def verdict(truth: GroundTruth, claims: ReflectionClaims) -> dict[str, Any]:
@@ -77,7 +59,7 @@ def verdict(truth: GroundTruth, claims: ReflectionClaims) -> dict[str, Any]:
 def diagnose_line(line: str, number: int, source: str) -> dict[str, Any]:
     """One input line with the command's fields added; DiagnosisInputError naming the line and the field."""
     where = f"{source} line {number}"
-    item = _parsed(line, where)
+    item = parsed_object(line, where, "a trial's line", "{'domain', 'task', ..., 'reflection'}")
     domain = item.get("domain")
     ruled = [spec.name for spec in domain_specs() if spec.line_diagnosis is not None]
     if domain not in ruled:

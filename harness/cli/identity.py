@@ -14,40 +14,22 @@ without them is labelled from the task alone.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable, Sequence
 from typing import TextIO
 
 from harness.domains.registry import line_identity
-from harness.cli.json_lines import print_json_lines, read_lines, require_stdout
-from harness.errors import HarnessError, fail
-from harness.records.strict_json import strict_json_problem
+from harness.cli.json_lines import LineInputError, parsed_object, print_json_lines, read_lines, require_stdout
+from harness.errors import fail
 
 
-class IdentityInputError(HarnessError):
+class IdentityInputError(LineInputError):
     """A line of the command's input that cannot be labelled."""
-
-
-def _parsed(line: str, number: int, source: str) -> object:
-    """The line's JSON, held to what every log of the harness keeps: each key once, no NaN or Infinity."""
-    try:
-        item = json.loads(line)
-        problem = strict_json_problem(line.encode("utf-8"))
-    except ValueError as error:
-        raise IdentityInputError(f"{source} line {number} is not JSON ({getattr(error, 'msg', error)}).") from None
-    except RecursionError:
-        raise IdentityInputError(f"{source} line {number} is nested too deeply to be a reflection's line.") from None
-    if problem is not None:
-        raise IdentityInputError(f"{source} line {number}: {problem}.")
-    return item
 
 
 def label_line(line: str, number: int, source: str) -> dict[str, object]:
     """One input line with `label` and `evidence` added; IdentityInputError naming the line when it cannot be."""
-    item = _parsed(line, number, source)
-    if not isinstance(item, dict):
-        raise IdentityInputError(f"{source} line {number} is not a JSON object; accepted: {{'domain', 'task', 'text'}}.")
+    item = parsed_object(line, f"{source} line {number}", "a reflection's line", "{'domain', 'task', 'text'}")
     try:
         identity = line_identity(item)
     except ValueError as error:
@@ -76,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise IdentityInputError(f"{name} is not a file; give a JSON-lines file of reflections, or - for stdin.")
     except UnicodeDecodeError as error:
         fail(f"{name} is not UTF-8 text (byte {error.start}); give a JSON-lines file.")
-    except IdentityInputError as error:
+    except LineInputError as error:
         fail(error)
     print_json_lines(labelled)
 

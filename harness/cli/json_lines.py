@@ -10,9 +10,31 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from harness.errors import EXIT_PIPE_CLOSED, fail
+from harness.errors import EXIT_PIPE_CLOSED, HarnessError, fail
+from harness.records.strict_json import strict_json_problem
 
 Labelled = list[dict[str, Any]]
+
+
+class LineInputError(HarnessError):
+    """A line of a labelling command's input that cannot be read or labelled."""
+
+
+def parsed_object(line: str, where: str, what: str, accepted: str) -> dict[str, Any]:
+    """The line's JSON object, held to what every log of the harness keeps: each key once, no NaN or Infinity.
+    `where` names the line, `what` one line's content, `accepted` its keys (in the refusal's sentence)."""
+    try:
+        item = json.loads(line)
+        problem = strict_json_problem(line.encode("utf-8"))
+    except ValueError as error:
+        raise LineInputError(f"{where} is not JSON ({getattr(error, 'msg', error)}).") from None
+    except RecursionError:
+        raise LineInputError(f"{where} is nested too deeply to be {what}.") from None
+    if problem is not None:
+        raise LineInputError(f"{where}: {problem}.")
+    if not isinstance(item, dict):
+        raise LineInputError(f"{where} is not a JSON object; accepted: {accepted}.")
+    return item
 
 
 def read_lines(name: str, label: Callable[[Iterable[str], str], Labelled]) -> Labelled | None:
