@@ -118,7 +118,7 @@ def domain_diagnosis(
     domain: str, items: Sequence[TrialDiagnosis], conditions: Sequence[str], control: str = CONTROL
 ) -> DomainDiagnosis:
     """The table of one domain's diagnosis records, its conditions in `conditions`' order."""
-    mine = [item for item in items if item.truth.domain == domain]
+    mine = _by_domain(items).get(domain, [])
     distinct = {_trajectory_unit(item): item for item in mine}
     scored = [item for item in distinct.values() if item.truth.scored]
     categories: dict[str, int] = {}
@@ -146,12 +146,19 @@ def domain_diagnosis(
     )
 
 
+def _by_domain(items: Sequence[TrialDiagnosis]) -> dict[str, list[TrialDiagnosis]]:
+    """The records grouped by the domain their ground truth was computed in, in order of first appearance."""
+    grouped: dict[str, list[TrialDiagnosis]] = {}
+    for item in items:
+        grouped.setdefault(item.truth.domain, []).append(item)
+    return grouped
+
+
 def run_diagnosis(
     items: Sequence[TrialDiagnosis], conditions: Sequence[str], control: str = CONTROL
 ) -> list[DomainDiagnosis]:
     """One table per domain the records hold, in order of first appearance."""
-    domains = list(dict.fromkeys(item.truth.domain for item in items))
-    return [domain_diagnosis(domain, items, conditions, control) for domain in domains]
+    return [domain_diagnosis(domain, mine, conditions, control) for domain, mine in _by_domain(items).items()]
 
 
 

@@ -111,6 +111,7 @@ def _page_of(record: TrialRecord) -> str:
 
 class _Run:
     name, domain = "run", "alfworld"
+    path = Path("no-such-run")  # a run whose diagnosis.jsonl does not exist: no diagnosis marks
 
     def __init__(self, records: list[TrialRecord], metrics: object) -> None:
         self.records, self.metrics = records, metrics
