@@ -21,7 +21,10 @@ from typing import Any
 from benchmarks._entry_point import ROOT
 from benchmarks._output import RESULTS_DIR, machine, markdown_table
 
-BENCHMARKS = ("throughput", "engine_memos", "replay_overhead", "llama_speed", "peak_rss", "report_html")
+BENCHMARKS = (
+    "throughput", "engine_memos", "replay_overhead", "llama_speed", "peak_rss", "report_html", "diagnosis_truth",
+    "identity_length",
+)
 # Figures without a target that still belong in the summary.
 REPORTED = {
     "throughput": ("alfworld_bound_speedup",),

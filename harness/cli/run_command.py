@@ -24,6 +24,7 @@ from omegaconf import DictConfig
 
 from harness.run.preparation import Handed, take
 from harness.cli.guard import created_dir
+from harness.cli.leave import run_and_leave
 from harness.cli.overrides import preflight
 from harness.run.run_log import setup_logging
 from harness.errors import EXIT_INTERRUPTED, HarnessError, RunInterrupted, fail
@@ -109,3 +110,8 @@ def main() -> None:
     except KeyboardInterrupt as stopped:  # a second signal during the run's grace: recorded trials are durable
         print(STOPPED_AT_ONCE, file=sys.stderr)
         sys.exit(stopped.exit_code if isinstance(stopped, StopAtOnce) else EXIT_INTERRUPTED)
+
+
+def command() -> None:
+    """The installed command and `python run.py`: main(), then out without the interpreter's teardown."""
+    run_and_leave(main)

@@ -69,6 +69,10 @@ def _save(figure: Figure, path: Path) -> Path:
         if wider <= 0 and taller <= 0:
             break
         figure.set_size_inches(width + wider + _FIT_PAD_IN, height + taller + _FIT_PAD_IN)
+    else:
+        figure.draw_without_rendering()  # laid out at the last size
+    # The layout is done at this size: saving would compute it again (most of a plot's time) to the same positions.
+    figure.set_layout_engine("none")
     with replacing(path) as handle:  # savefig given a path would follow a symlink there, or wait on a FIFO
         figure.savefig(handle, format=Path(path).suffix.lstrip("."))
     return path

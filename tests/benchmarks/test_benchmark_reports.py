@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import llama_speed, peak_rss, replay_overhead, run_all
+from benchmarks import identity_length, llama_speed, peak_rss, replay_overhead, run_all
 from benchmarks._entry_point import TimedRun
 from harness.llm import ModelConfig
 from harness.records import Timing, TrialRecord
@@ -115,3 +115,15 @@ def test_run_all_summarises_checks_reported_figures_and_failures(
     assert "| throughput | speed-up at concurrency 16 | 3.1 | >= 12 | FAIL |" in printed
     assert "| throughput | alfworld_bound_speedup | 3.4 | (reported) | - |" in printed
     assert "| peak_rss | (did not finish) | - | - | ERROR: RuntimeError: boom |" in printed
+
+
+def test_identity_length_times_each_domain_at_half_and_whole_size(tmp_path: Path) -> None:
+    result = identity_length.main(["--smoke", "--out", str(tmp_path / "i.json")])
+    assert set(result["figures"]) == {"alfworld", "hotpotqa", "humaneval"}
+    for figures in result["figures"].values():
+        assert 0 <= figures["half_cpu_s"] and 0 <= figures["whole_cpu_s"]
+    assert [check["measure"] for check in result["checks"]][:2] == [
+        f"alfworld: s CPU for {identity_length.SMOKE_SIZE} characters",
+        "alfworld: s CPU for twice the text",
+    ]
+    assert json.loads((tmp_path / "i.json").read_text())["benchmark"] == "identity_length"

@@ -4,26 +4,26 @@ the one `python run.py` and `python -m ...` call."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import sysconfig
 from pathlib import Path
 
 import pytest
 
 from harness.records import read_trials
-from tests.runner import REPLAY_CACHE, ROOT
+from tests.in_process import run_module
+from tests.runner import REPLAY_CACHE, run_cli
 
-# script -> the command it stands for
+# script -> the module whose `python -m` it stands for
 SCRIPTS = {
-    "reflexion-report": ["-m", "harness.cli.report"],
-    "reflexion-audit": ["-m", "harness.cli.audit"],
-    "reflexion-gate": ["-m", "harness.cli.gate"],
-    "reflexion-identity": ["-m", "harness.cli.identity"],
-    "reflexion-diagnosis": ["-m", "harness.cli.diagnosis_command"],
-    "reflexion-trace": ["-m", "harness.cli.trace"],
-    "reflexion-track": ["-m", "harness.cli.track"],
-    "reflexion-hotpotqa-runs": ["-m", "harness.cli.hotpotqa_runs"],
-    "reflexion-sandbox": ["-m", "envs.sandbox"],
+    "reflexion-report": "harness.cli.report",
+    "reflexion-audit": "harness.cli.audit",
+    "reflexion-gate": "harness.cli.gate",
+    "reflexion-identity": "harness.cli.identity",
+    "reflexion-diagnosis": "harness.cli.diagnosis_command",
+    "reflexion-trace": "harness.cli.trace",
+    "reflexion-track": "harness.cli.track",
+    "reflexion-hotpotqa-runs": "harness.cli.hotpotqa_runs",
+    "reflexion-sandbox": "envs.sandbox",
 }
 
 
@@ -40,9 +40,7 @@ def run_script(name: str, *arguments: str, cwd: Path) -> subprocess.CompletedPro
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_every_script_answers_help_as_its_command_does(name: str, tmp_path: Path) -> None:
     result = run_script(name, "--help", cwd=tmp_path)
-    command = subprocess.run(
-        [sys.executable, *SCRIPTS[name], "--help"], cwd=ROOT, capture_output=True, text=True, timeout=600
-    )
+    command = run_module(SCRIPTS[name], "--help")  # in this process: the script is the process under test
     assert result.returncode == command.returncode == 0, result.stderr
     assert result.stdout == command.stdout  # each usage names its `python -m` form either way
     assert result.stdout.strip()
@@ -64,11 +62,7 @@ def test_reflexion_run_replays_the_main_job_from_another_directory(tmp_path: Pat
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr[-2000:]
-    same = subprocess.run(
-        [sys.executable, "run.py", "progress=false", "llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}",
-         "llm.n_threads=1", f"hydra.run.dir={tmp_path / 'same'}"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
-    )
+    same = run_cli("llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}", "llm.n_threads=1", f"hydra.run.dir={tmp_path / 'same'}")
     assert same.returncode == 0, same.stderr[-2000:]
     strip = {"timing"}  # wall-clock figures differ between two runs
     ours, theirs = (
