@@ -95,6 +95,7 @@ SKIP: dict[str, str] = {
     "python -m benchmarks.report_html": BENCHMARK,
     "python -m benchmarks.diagnosis_truth": "a measurement run by hand, minutes on a quiet machine (its parts: "
     "tests/harness/domains/alfworld/test_diagnosis_truth.py)",
+    "python -m benchmarks.identity_length": BENCHMARK,
     # docs/conditions.md
     "export OPENAI_API_KEY=sk-...": "sets the reader's key for the API commands after it",
     "python run.py experiment=reflexion hydra.run.dir=results/runs/stage1": API,

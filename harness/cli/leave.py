@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 
-def exit_code(code: object) -> int:
+def exit_code(code: str | int | None) -> int:
     """The status `sys.exit(code)` gives: None is 0, an int itself, anything else printed to stderr and 1."""
     if code is None:
         return 0
@@ -32,7 +32,7 @@ def _others_running() -> bool:
     return any(thread is not main and not thread.daemon and thread.is_alive() for thread in threading.enumerate())
 
 
-def leave(code: object) -> NoReturn:
+def leave(code: str | int | None) -> NoReturn:
     """Exit with `code` as `sys.exit` would, skipping the interpreter's teardown when nothing else still runs."""
     if _others_running():
         sys.exit(code)  # the interpreter waits for them, as the command expects
@@ -47,8 +47,9 @@ def leave(code: object) -> NoReturn:
     os._exit(status)
 
 
-def run_and_leave(main: Callable[[], object]) -> NoReturn:
+def run_and_leave(main: Callable[[], int | None]) -> NoReturn:
     """`main()`, then `leave` with its exit code (its return value or its `sys.exit`); an exception propagates."""
+    code: str | int | None
     try:
         code = main()
     except SystemExit as stop:

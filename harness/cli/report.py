@@ -45,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FORMATS",
         help=f"comma-separated outputs among {', '.join(REPORT_FORMATS)} (default: md)",
     )
+    parser.add_argument(
+        "--no-plots", dest="plots", action="store_false", help="draw no PNG plot: the same tables and numbers, faster"
+    )
     add_semantic_options(parser)
     return parser
 
@@ -69,9 +72,9 @@ def index_folder(args: argparse.Namespace) -> Path:
         given = len(args.run_dirs)
         raise ReportInputError(f"--index lists one folder, and {given} were given; give the one above them.")
     refuse_symlink_loop(args.run_dirs[0], str(args.run_dirs[0]))
-    if args.html or args.formats != "md" or args.semantic:
+    if args.html or args.formats != "md" or args.semantic or not args.plots:
         raise ReportInputError(
-            "--index writes index.html alone; --html, --format and --semantic are for a report of runs."
+            "--index writes index.html alone; --html, --format, --no-plots and --semantic are for a report of runs."
         )
     if args.out is not None:
         check_output_dir(str(args.out), "--out")
@@ -131,7 +134,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             elif len(args.run_dirs) == 1 and is_bank_run(args.run_dirs[0]):  # experiment=diagnosis_bank: its tables
                 written = write_bank_report(args.run_dirs[0], out)
             else:
-                written = write_formats(args.run_dirs, out, formats, embeddings, args.semantic_threshold, runs=runs)
+                written = write_formats(
+                    args.run_dirs, out, formats, embeddings, args.semantic_threshold, runs=runs, plots=args.plots
+                )
         if embeddings is not None:
             embeddings.save()
     except HarnessError as error:

@@ -126,7 +126,12 @@ def spearman_blocks(reports: Sequence[ConditionReport]) -> list[Block]:
     ]
 
 
-def plots_section(table: Sequence[ConditionReport]) -> Section:
+PLOTS_OFF = "Not drawn: this report was written with its plots off (report.plots=false, reflexion-report --no-plots)."
+
+
+def plots_section(table: Sequence[ConditionReport], drawn: bool = True) -> Section:
+    if not drawn:
+        return Section("Plots", [Paragraph(PLOTS_OFF), *spearman_blocks(table)])
     links = BulletList(
         [
             [Link.to_path("RRR per condition", RRR_DISTRIBUTION), ": every task with a defined RRR, over a box plot."],
@@ -164,16 +169,18 @@ def report_document(
     effects: tuple[Effects | None, str | None] = (None, None),
     curves: Sequence[ThresholdCurves] = (),
     title: str | None = None,
+    plots: bool = True,
 ) -> Document:
-    """The whole report; plots are linked by file name, next to it. `effects`: the paired effects against the
-    control, or None and why there are none (harness.report._effects). `title`: the runs' names by default."""
+    """The whole report; plots are linked by file name, next to it (none with `plots` off). `effects`: the paired
+    effects against the control, or None and why there are none (harness.report._effects). `title`: the runs' names
+    by default."""
     blocks: list[Block] = [
         Paragraph("Written by ", Code("reflexion-report"), " from the runs' records; nothing was rerun."),
         runs_section(runs, out_dir),
         conditions_section(runs, conditions, table),
         frozen_length_section(runs, conditions),
         run_on_section(run_on_rows(runs)),
-        plots_section(table),
+        plots_section(table, plots),
         threshold_section(runs, curves, report_thresholds(runs)),
         fisher_section(fisher),
         effects_section(*effects, control=CONTROL, held_out=held_out_note(runs, conditions, CONTROL)),
@@ -185,4 +192,5 @@ def report_document(
     libraries = insights_section(runs)
     if libraries is not None:  # only runs of memory.scope insights or both have one
         blocks.append(libraries)
-    return Document(title or report_title([run.name for run in runs]), blocks)
+    document = Document(title or report_title([run.name for run in runs]), blocks)
+    return document if plots else document.without_figures()

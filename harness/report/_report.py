@@ -13,6 +13,7 @@ from harness.report._combine import ReportCondition, as_condition_reports, combi
 from harness.report._document import report_document
 from harness.report._effects import report_effects, write_effects
 from harness.report._plots import (
+    PLOT_FILES,
     RRR_DISTRIBUTION,
     RRR_VS_TRIALS,
     SEMANTIC_VS_RRR,
@@ -58,6 +59,7 @@ def write_report(
     appendix: Sequence[Block] = (),
     title: str | None = None,
     runs: Sequence[RunData] | None = None,
+    plots: bool = True,
 ) -> Path:
     """Read the runs, combine their conditions, draw the plots and write report.md into `out_dir`; return its path.
 
@@ -67,10 +69,11 @@ def write_report(
     With `embeddings`, semantic RRR at `semantic_threshold` is measured beside RRR (from the runs' trials.jsonl).
     The paired effects against the control go into the document and into effects.json beside report.md.
     With `html`, report.html beside it: the same document, then every task's reflections trial by trial.
-    `appendix` (blocks) ends both; `title` replaces the one naming the runs' directories.
+    `appendix` (blocks) ends both; `title` replaces the one naming the runs' directories. With `plots` off, no PNG
+    is drawn (nor left from an earlier report) and the document shows none: the tables and numbers are the same.
     """
     formats: tuple[ReportFormat, ...] = ("md", "html") if html else ("md",)
-    return write_formats(run_dirs, out_dir, formats, embeddings, semantic_threshold, appendix, title, runs)[0]
+    return write_formats(run_dirs, out_dir, formats, embeddings, semantic_threshold, appendix, title, runs, plots)[0]
 
 
 def write_formats(
@@ -82,11 +85,12 @@ def write_formats(
     appendix: Sequence[Block] = (),
     title: str | None = None,
     runs: Sequence[RunData] | None = None,
+    plots: bool = True,
 ) -> list[Path]:
     """The report in each of `formats` (REPORT_FORMATS) into `out_dir`, and effects.json; the paths written, the
     document's first. md: report.md; html: report.html; csv and latex: the condition, per-task, effects and exact
     test tables (harness.report.data_tables), built from the same figures as the document. The plots are drawn
-    for md and html. `runs` as for write_report.
+    for md and html unless `plots` is off. `runs` and `plots` as for write_report.
 
     A folder holds one report: the formats an earlier report left in `out_dir` are written again (held_formats),
     and a plot this report does not draw is removed, so no file of an older report is left beside this one."""
@@ -104,15 +108,18 @@ def write_formats(
     out_dir.mkdir(parents=True, exist_ok=True)
     curves = condition_curves(runs, conditions, thresholds)
     documents = [f for f in formats if f in DOCUMENT_FORMATS]
-    if documents:
+    if documents and plots:
         _plot(conditions, semantic, curves, thresholds.frozen_threshold, out_dir)
+    elif documents:
+        for name in (*PLOT_FILES, SEMANTIC_VS_RRR):  # an earlier report's: this one shows no plot
+            (out_dir / name).unlink(missing_ok=True)
     table = as_condition_reports(conditions)
     fisher = pairwise_fisher([(c.label, c.totals.solved, c.totals.tasks) for c in conditions])
     effects = report_effects(runs, conditions)
     write_effects(effects[0], out_dir)
     written = []
     if documents:
-        document = report_document(runs, conditions, table, out_dir, fisher, semantic, effects, curves, title)
+        document = report_document(runs, conditions, table, out_dir, fisher, semantic, effects, curves, title, plots)
         document = document.then(appendix)
         if "md" in formats:
             written.append(write_whole(out_dir / REPORT_FILE, render_markdown(document)))

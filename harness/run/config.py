@@ -161,6 +161,12 @@ PROGRESS_INTERVAL_S = 60.0
 """Seconds between progress lines off a terminal, unless `progress_interval_s` says otherwise."""
 
 
+class ReportSettings(_Strict):
+    """What a run's own report holds."""
+
+    plots: bool = Field(True, description="false: report.md and report.html without their PNG plots (same numbers).")
+
+
 class RunConfig(_Strict):
     """Everything one run needs, validated."""
 
@@ -172,6 +178,7 @@ class RunConfig(_Strict):
     reflector: ModelConfig
     sampling: SamplingSettings = Field(default_factory=SamplingSettings)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
+    report: ReportSettings = Field(default_factory=ReportSettings)
     progress: bool = True
     progress_interval_s: Number = Field(
         PROGRESS_INTERVAL_S, gt=0, description="Off a terminal (a pipe, run.log): seconds between progress lines."
@@ -202,6 +209,7 @@ TOP_LEVEL_KEYS = (
     "reflector_model",
     "sampling",
     "metrics",
+    "report",
     "progress",
     "progress_interval_s",
     "resume",

@@ -214,7 +214,7 @@ class Experiment:
             # written (a full disk) leaves a run that failed, which the same command completes.
             self.lock.ensure_held()
             written = finished_run(self.run_dir, finished, records, self.plan, metrics)
-            write_report([self.run_dir], self.run_dir, runs=[written])
+            write_report([self.run_dir], self.run_dir, runs=[written], plots=self.config.report.plots)
         except BaseException as error:
             if isinstance(error, (RunDirLostError, LogChangedError)):
                 raise  # the directory may be another process's now: nothing more is written into it

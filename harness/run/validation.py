@@ -195,6 +195,7 @@ def validate_config(cfg: DictConfig | dict[str, Any]) -> RunConfig:
             "reflector": reflector,
             "sampling": raw.get("sampling") or {},
             "metrics": raw.get("metrics") or {},
+            "report": raw.get("report") or {},
             "progress": raw.get("progress", True),
             "progress_interval_s": raw.get("progress_interval_s", PROGRESS_INTERVAL_S),
             "resume": raw.get("resume") or {},

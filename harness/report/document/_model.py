@@ -179,3 +179,17 @@ class Document:
     def then(self, blocks: Iterable[Block]) -> Document:
         """The same document with `blocks` after its own (a sweep's job table after the combined report)."""
         return Document(self.title, [*self.blocks, *blocks])
+
+    def without_figures(self) -> Document:
+        """The same document with no figure at any depth: a report written without its plots."""
+        return Document(self.title, _without_figures(self.blocks))
+
+
+def _without_figures(blocks: Iterable[Block]) -> list[Block]:
+    kept: list[Block] = []
+    for block in blocks:
+        if isinstance(block, Section):
+            kept.append(Section(block.title, _without_figures(block.blocks)))
+        elif not isinstance(block, Figure):
+            kept.append(block)
+    return kept

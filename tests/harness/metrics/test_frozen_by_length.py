@@ -43,7 +43,7 @@ def test_the_report_shows_frozen_by_chain_length_beside_the_pooled_share(tmp_pat
         run,
         manifest_of("alfworld", ["self_diagnosis", "programmatic"], 3).model_copy(update={"tasks": TASKS}),
     )
-    report = write_report([run], tmp_path / "out").read_text()
+    report = write_report([run], tmp_path / "out", plots=False).read_text()
     section = report.split("## Frozen by chain length\n")[1].split("\n## ")[0]
     assert "| condition | 2 reflections | 3 reflections | all chains |" in section
     assert "| self_diagnosis | - | 4/4 (100%) | 4/4 (100%) |" in section

@@ -53,7 +53,7 @@ def rows(report: str, condition: str) -> list[str]:
 
 def test_two_runs_of_the_same_tasks_are_one_row_each_and_the_report_says_so(tmp_path: Path) -> None:
     first, second = write_run(tmp_path / "r1", records()), write_run(tmp_path / "r2", records())
-    report = write_report([first, second], tmp_path / "out").read_text()
+    report = write_report([first, second], tmp_path / "out", plots=False).read_text()
     assert [row.split(" | ")[:3] for row in rows(report, "self_diagnosis")] == [
         ["| self_diagnosis (r1)", "m", "1/2 (50%)"],
         ["| self_diagnosis (r2)", "m", "1/2 (50%)"],
@@ -70,7 +70,7 @@ def test_two_runs_of_the_same_tasks_are_one_row_each_and_the_report_says_so(tmp_
 def test_runs_of_other_tasks_are_still_pooled(tmp_path: Path) -> None:
     mug = write_run(tmp_path / "mug", [r for r in records() if r.task_id == MUG])
     salt = write_run(tmp_path / "salt", [r for r in records() if r.task_id == SALT])
-    report = write_report([mug, salt], tmp_path / "out").read_text()
+    report = write_report([mug, salt], tmp_path / "out", plots=False).read_text()
     assert [row.split(" | ")[:3] for row in rows(report, "self_diagnosis")] == [["| self_diagnosis", "m", "1/2 (50%)"]]
     assert "Pooled here: self_diagnosis pooled from mug, salt; no_memory pooled from mug, salt." in report
     assert "Kept apart" not in conditions_section(report)
@@ -83,7 +83,7 @@ def test_a_three_repeat_and_a_one_repeat_run_are_rows_of_their_own(tmp_path: Pat
     mug = [r for r in records() if r.task_id == MUG and r.condition == "self_diagnosis"]
     thrice = write_run(tmp_path / "mug", [r.model_copy(update={"repeat": k}) for k in range(3) for r in mug])
     once = write_run(tmp_path / "salt", [r for r in records() if r.task_id == SALT and r.condition == "self_diagnosis"])
-    report = write_report([thrice, once], tmp_path / "out").read_text()
+    report = write_report([thrice, once], tmp_path / "out", plots=False).read_text()
     three, one = rows(report, "self_diagnosis")
     assert three.startswith("| self_diagnosis (mug) ") and "; 3 repeats" in three
     assert one.startswith("| self_diagnosis (salt) ") and "repeats" not in one
@@ -97,7 +97,7 @@ def test_a_sweep_over_model_ids_of_one_config_option_is_one_row_per_model(tmp_pa
     ]
     assert served == ["openai-compatible (a @ 127.0.0.1:8080)", "openai-compatible (b @ 127.0.0.1:8080)"]
     jobs = [write_run(tmp_path / "sweep" / str(n), records(name)) for n, name in enumerate(served)]
-    report = write_report(jobs, tmp_path / "sweep").read_text()
+    report = write_report(jobs, tmp_path / "sweep", plots=False).read_text()
     assert [row.split(" | ")[:3] for row in rows(report, "self_diagnosis")] == [
         ["| self_diagnosis (0)", served[0], "1/2 (50%)"],
         ["| self_diagnosis (1)", served[1], "1/2 (50%)"],
@@ -151,7 +151,7 @@ def test_runs_measured_at_other_thresholds_are_rows_of_their_own(
     for run, label in labels.items():
         (row,) = rows(report, label)
         # Each row is what its run's own report says of it, at its own thresholds.
-        own = write_report([run], run / "own", html=False).read_text()
+        own = write_report([run], run / "own", html=False, plots=False).read_text()
         (own_row,) = rows(own, "programmatic |")
         assert row.split(" | ")[1:] == own_row.split(" | ")[1:]
     frozen = [rows(report, label)[0].split(" | ")[-2] for label in labels.values()]

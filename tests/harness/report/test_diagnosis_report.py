@@ -49,7 +49,7 @@ def _diagnosed_small_run(run_dir: Path) -> Path:
 
 def test_the_section_the_columns_and_the_marked_trajectory(tmp_path: Path) -> None:
     run = _diagnosed_small_run(tmp_path / "run")
-    write_report([run], run)
+    write_report([run], run, plots=False)
     report = (run / "report.md").read_text()
     assert "### alfworld" in report and "| self_diagnosis | condition | 3 (1) |" in report
     row = conditions_data(combine(load_runs([run]))).rows[0]  # the CSV, LaTeX and DataFrame rows

@@ -259,12 +259,12 @@ def test_the_runs_table_names_the_reports_own_folder_as_text_and_links_the_other
     run_a: Path, run_b: Path, tmp_path: Path
 ) -> None:
     """Issue 28: the directory column was a link labelled "." (to the page itself), all but invisible."""
-    write_report([run_b], run_b)
+    write_report([run_b], run_b, plots=False)
     page = (run_b / "report.html").read_text()
     runs = page.split("<h2>Runs</h2>", 1)[1].split("</table>", 1)[0]
     assert "<td>run_b</td><td><code>run_b</code> (this report&#x27;s folder)</td>" in runs
     assert "<a " not in runs
-    write_report([run_a, run_b], tmp_path / "out")
+    write_report([run_a, run_b], tmp_path / "out", plots=False)
     runs = (tmp_path / "out" / "report.html").read_text().split("<h2>Runs</h2>", 1)[1].split("</table>", 1)[0]
     assert '<a href="../run_a">../run_a</a>' in runs and '<a href="../run_b">../run_b</a>' in runs
 
@@ -328,7 +328,7 @@ def test_a_humaneval_run_without_metrics_json_is_measured_by_its_own_domain(huma
 
 
 def test_runs_of_two_domains_are_never_pooled_into_one_row(run_a: Path, humaneval_run: Path, tmp_path: Path) -> None:
-    text = write_report([run_a, humaneval_run], tmp_path / "combined").read_text()
+    text = write_report([run_a, humaneval_run], tmp_path / "combined", plots=False).read_text()
     assert "| self_diagnosis (run_a) |" in text and "| self_diagnosis (humaneval_run) |" in text
 
 
@@ -336,12 +336,12 @@ def test_a_report_mixing_domains_says_the_domains_differ_not_the_models(
     run_a: Path, run_b: Path, humaneval_run: Path, tmp_path: Path
 ) -> None:
     """Issue 26: "a report mixing domains says the models differ when only the domains do"."""
-    text = write_report([run_a, humaneval_run, run_b], tmp_path / "combined").read_text()
+    text = write_report([run_a, humaneval_run, run_b], tmp_path / "combined", plots=False).read_text()
     assert (
         "Kept apart here (domains differ): self_diagnosis (run_a + run_b); self_diagnosis (humaneval_run)."
     ) in text
     assert "Kept apart here (models differ): no_memory (run_a); no_memory (run_b)." in text
-    only_domains = write_report([run_a, humaneval_run], tmp_path / "two").read_text()
+    only_domains = write_report([run_a, humaneval_run], tmp_path / "two", plots=False).read_text()
     assert "models differ" not in only_domains
     assert "Kept apart here (domains differ): self_diagnosis (run_a); self_diagnosis (humaneval_run)." in only_domains
 
@@ -388,7 +388,7 @@ def test_a_hand_edited_metrics_json_is_not_reported_as_the_runs_figures(tmp_path
     [run] = load_runs([run_dir])
     assert run.metrics_source == "recomputed from 2 records (metrics.json disagrees with what its records measure)"
     assert run.metrics == honest
-    assert "| self_diagnosis | m | 0/1 (0%) |" in write_report([run_dir], run_dir).read_text()
+    assert "| self_diagnosis | m | 0/1 (0%) |" in write_report([run_dir], run_dir, plots=False).read_text()
 
 
 def test_recomputed_metrics_are_measured_at_the_thresholds_the_manifest_records(tmp_path: Path) -> None:
@@ -423,7 +423,7 @@ def test_records_outside_the_plan_are_named_and_counted_nowhere(tmp_path: Path) 
         (MUG, "no_memory", 0),
     ]
     assert run.usage["self_diagnosis"].calls == 2
-    text = write_report([run_dir], run_dir).read_text()
+    text = write_report([run_dir], run_dir, plots=False).read_text()
     assert (
         f"- run: 3 record(s) outside the run's plan, kept but not counted: {MUG} / self_diagnosis / trial 7 (trial "
         f"beyond the run's 2); {SALT} / self_diagnosis / trial 0 (task not one of the run's 1); {MUG} / no_memory / "
@@ -438,7 +438,7 @@ def test_finished_runs_of_two_domains_are_never_pooled_into_one_row(
     for run_dir in (run_a, humaneval_run):
         write_metrics(run_dir, load_runs([run_dir])[0].metrics)
         assert load_runs([run_dir])[0].metrics_source == METRICS_FILE
-    text = write_report([run_a, humaneval_run], tmp_path / "combined").read_text()
+    text = write_report([run_a, humaneval_run], tmp_path / "combined", plots=False).read_text()
     assert "| self_diagnosis (run_a) | m | 1/2 (50%) |" in text
     assert "| self_diagnosis (humaneval_run) | m | 1/1 (100%) |" in text
     assert "| self_diagnosis | m | 2/3" not in text

@@ -71,7 +71,7 @@ def priced_run(run_dir: Path, task: str = MUG) -> Path:
 
 def test_the_report_prices_each_condition_from_its_records_and_manifest(tmp_path: Path) -> None:
     run = priced_run(tmp_path / "run")
-    section = cost_section(write_report([run], run))
+    section = cost_section(write_report([run], run, plots=False))
     # 1.2M tokens in at 0.15 and 0.1M out at 0.60 per million: 0.18 + 0.06.
     assert "| self_diagnosis | 5 | 3 (60%) | 1,200,000 | 100,000 | 0.2400 |" in section
     assert "| no_memory | 2 | 0 (0%) | 500 | 20 | n/a (no price) |" in section
@@ -86,7 +86,7 @@ def test_pooled_runs_add_their_use_and_a_run_without_records_is_named(tmp_path: 
     metrics_only.mkdir()
     plan = RunPlan(conditions=["self_diagnosis"], tasks=None, trials=3)
     write_metrics(metrics_only, run_metrics([make_record(0, None, task=CUP)], plan, {CUP: "Cup"}))
-    section = cost_section(write_report([first, second, metrics_only], tmp_path / "out"))
+    section = cost_section(write_report([first, second, metrics_only], tmp_path / "out", plots=False))
     assert "| self_diagnosis | 10 | 6 (60%) | 2,400,000 | 200,000 | 0.4800 |" in section
     assert "Not counted, for want of trial records (trials.jsonl): metrics_only." in section
 
@@ -94,6 +94,6 @@ def test_pooled_runs_add_their_use_and_a_run_without_records_is_named(tmp_path: 
 def test_a_run_without_prices_in_its_manifest_is_counted_but_not_priced(tmp_path: Path) -> None:
     records = [record(0, "self_diagnosis", Usage(prompt_tokens=10, completion_tokens=2), Usage(), 1, 1)]
     run = write_run(tmp_path / "old", records, [{"name": "self_diagnosis"}])
-    section = cost_section(write_report([run], run))
+    section = cost_section(write_report([run], run, plots=False))
     assert "| self_diagnosis | 1 | 1 (100%) | 10 | 2 | n/a (no price) |" in section
     assert "m: no price (embedded, or unknown)" in section

@@ -43,7 +43,7 @@ def test_a_sweep_of_one_condition_per_job_is_paired_over_its_shared_tasks(tmp_pa
     # The condition's job played two tasks the control did not: dropped, and counted.
     extra = [f"pick_and_place_simple-Cup-None-Shelf-{i}/trial_T1" for i in range(2)]
     jobs = [control_job(tmp_path), condition_job(tmp_path, TASKS + extra)]
-    text = write_report(jobs, out).read_text()
+    text = write_report(jobs, out, plots=False).read_text()
     assert "## Effects (paired over tasks, against self_diagnosis)" in text
     effects = Effects.model_validate_json((out / EFFECTS_FILE).read_text())
     rows = {row.measure: row for row in effects.rows}
@@ -67,14 +67,14 @@ def test_without_the_control_the_section_says_why_and_no_effects_json_stays(tmp_
     out = tmp_path / "out"
     out.mkdir()
     (out / EFFECTS_FILE).write_text(json.dumps({"stale": True}))
-    text = write_report([condition_job(tmp_path, TASKS)], out).read_text()
+    text = write_report([condition_job(tmp_path, TASKS)], out, plots=False).read_text()
     assert "No condition named self_diagnosis: nothing to compare against." in text
     assert not (out / EFFECTS_FILE).exists()
 
 
 def test_runs_sharing_no_task_have_nothing_to_pair(tmp_path: Path) -> None:
     elsewhere = condition_job(tmp_path, ["pick_and_place_simple-Cup-None-Shelf-1/trial_T1"])
-    text = write_report([control_job(tmp_path), elsewhere], tmp_path / "out").read_text()
+    text = write_report([control_job(tmp_path), elsewhere], tmp_path / "out", plots=False).read_text()
     assert "No condition shares a task with self_diagnosis: nothing to pair." in text
 
 
@@ -83,12 +83,12 @@ def test_rrr_is_measured_at_the_runs_similarity_threshold(tmp_path: Path) -> Non
     control, condition = control_job(tmp_path), condition_job(tmp_path, TASKS)
     for job in (control, condition):
         write_manifest(job, manifest_with_threshold(0.1))
-    write_report([control, condition], tmp_path / "out")
+    write_report([control, condition], tmp_path / "out", plots=False)
     effects = Effects.model_validate_json((tmp_path / "out" / EFFECTS_FILE).read_text())
     rrr = next(row for row in effects.rows if row.measure == "rrr")
     assert (effects.similarity_threshold, rrr.condition_mean) == (0.1, 1.0)
     write_manifest(condition, manifest_with_threshold(0.85))
-    text = write_report([control, condition], tmp_path / "mixed").read_text()
+    text = write_report([control, condition], tmp_path / "mixed", plots=False).read_text()
     assert "The runs measure RRR at different similarity thresholds (0.1, 0.85): no single effect." in text
 
 

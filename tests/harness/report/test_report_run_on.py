@@ -78,7 +78,7 @@ def test_metrics_json_counts_each_condition_and_reads_back() -> None:
 
 def test_report_md_and_html_show_the_counts_and_warn_for_the_condition_that_has_any(tmp_path: Path) -> None:
     run_dir = run_dir_with_records(tmp_path)
-    report = write_report([run_dir], run_dir).read_text()
+    report = write_report([run_dir], run_dir, plots=False).read_text()
     assert "## Reflection ends" in report
     assert "| self_diagnosis | 3 | 1 | 1 | 0 |" in report and "| no_memory | 0 | 0 | 0 | 0 |" in report
     warnings = [line for line in report.splitlines() if line.startswith("**WARNING:**")]
@@ -97,7 +97,7 @@ def test_a_run_without_any_has_no_warning(tmp_path: Path) -> None:
     for t in range(2):
         log.append(make_record(t, PLAN, task=MUG))
     write_manifest(run_dir, manifest_of("alfworld", ["self_diagnosis"], trials=2).model_copy(update={"tasks": [MUG]}))
-    report = write_report([run_dir], run_dir).read_text()
+    report = write_report([run_dir], run_dir, plots=False).read_text()
     assert "| self_diagnosis | 2 | 0 | 0 | 2 |" in report  # records without calls: the limit is unknown
     assert "WARNING" not in report
 
@@ -111,7 +111,7 @@ def test_an_older_metrics_json_still_reads_alone_and_beside_its_records(tmp_path
     assert run.metrics_source == METRICS_FILE and run.metrics == measured
     # Alone, its conditions are "not counted", and nothing is warned about.
     (run_dir / "trials.jsonl").unlink()
-    report = write_report([run_dir], tmp_path / "out").read_text()
+    report = write_report([run_dir], tmp_path / "out", plots=False).read_text()
     assert "| self_diagnosis | not counted |" in report and "WARNING" not in report
 
 
@@ -134,7 +134,7 @@ def test_several_runs_get_a_row_each_so_the_run_with_the_problem_is_named(tmp_pa
     log = TrialLog(second)
     log.append(make_record(0, PLAN, task=salt))
     write_manifest(second, manifest_of("alfworld", ["self_diagnosis"], trials=1).model_copy(update={"tasks": [salt]}))
-    report = write_report([first, second], tmp_path / "out").read_text()
+    report = write_report([first, second], tmp_path / "out", plots=False).read_text()
     assert "| self_diagnosis (a/run) | 3 | 1 | 1 | 0 |" in report and "| self_diagnosis (b/run) | 1 | 0 | 0 | 1 |" in report
     warnings = [line for line in report.splitlines() if line.startswith("**WARNING:**")]
     assert len(warnings) == 1 and warnings[0].startswith("**WARNING:** self_diagnosis (a/run): 1 of 3")
@@ -142,5 +142,5 @@ def test_several_runs_get_a_row_each_so_the_run_with_the_problem_is_named(tmp_pa
     measured = load_runs([second])[0].metrics
     (second / METRICS_FILE).write_text(without_run_on(measured))
     (second / "trials.jsonl").unlink()
-    report = write_report([first, second], tmp_path / "out").read_text()
+    report = write_report([first, second], tmp_path / "out", plots=False).read_text()
     assert "| self_diagnosis (b/run) | not counted |" in report and "**WARNING:** self_diagnosis (a/run)" in report

@@ -65,7 +65,7 @@ def _fake() -> EmbeddingCache:
 
 
 def test_every_pair_of_conditions_gets_fisher_and_holm(run: Path) -> None:
-    text = write_report([run], run).read_text()
+    text = write_report([run], run, plots=False).read_text()
     counts = {"self_diagnosis": (2, 3), "no_memory": (1, 3), "programmatic": (3, 3)}
     pairs = [("self_diagnosis", "no_memory"), ("self_diagnosis", "programmatic"), ("no_memory", "programmatic")]
     tests = [fisher_solved(counts[a], counts[b]) for a, b in pairs]
@@ -86,7 +86,7 @@ def test_every_pair_of_conditions_gets_fisher_and_holm(run: Path) -> None:
 
 def test_a_single_condition_has_no_pair_to_test(tmp_path: Path) -> None:
     only = _run(tmp_path / "only", [r for r in _records() if r.condition == "programmatic"])
-    assert "One condition only: no pair to test." in write_report([only], only).read_text()
+    assert "One condition only: no pair to test." in write_report([only], only, plots=False).read_text()
 
 
 def test_semantic_rrr_beside_rrr_with_the_disagreements_and_a_plot(run: Path) -> None:
@@ -121,7 +121,7 @@ def test_a_report_without_embeddings_removes_the_semantic_plot_an_earlier_report
 def test_runs_of_the_same_tasks_are_measured_one_row_per_run(tmp_path: Path) -> None:
     # Pooled, each task would count twice (harness/report/_combine.py keeps such runs apart).
     first, second = _run(tmp_path / "a", _records()), _run(tmp_path / "b", _records())
-    text = write_report([first, second], tmp_path / "out", _fake()).read_text()
+    text = write_report([first, second], tmp_path / "out", _fake(), plots=False).read_text()
     for run in ("a", "b"):
         assert f"| self_diagnosis ({run}) | 2 | 0.50 | 0.50 | 1 | 1 | 0 | 0% |" in text
         assert f"| self_diagnosis ({run}) | {MUG} | 2 | 0.00 | 1.00 | semantic RRR |" in text
@@ -142,7 +142,7 @@ def test_semantic_needs_the_records_and_measures_them_past_stale_metrics(tmp_pat
     every_condition = RunPlan(conditions=["self_diagnosis", "no_memory", "programmatic"], tasks=None, trials=3)
     write_metrics(stale, run_metrics(fewer, every_condition, TARGETS))
     assert not (tmp_path / "out").exists()
-    text = write_report([stale], tmp_path / "out", _fake()).read_text()
+    text = write_report([stale], tmp_path / "out", _fake(), plots=False).read_text()
     assert "| recomputed from 17 records (metrics.json covers 16 record(s) and disagrees with trials.jsonl's 17) |" in text
     assert f"| self_diagnosis | {SALT} | 2 | 1.00 | 0.00 | RRR |" in text
 

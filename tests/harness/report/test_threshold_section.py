@@ -70,13 +70,13 @@ def test_a_run_without_recorded_thresholds_is_reported_at_the_defaults(tmp_path:
     start = metrics.index('  "thresholds"')
     end = metrics.index("},", start) + 3
     (run / "metrics.json").write_text(metrics[:start] + metrics[end:])
-    report = write_report([run], tmp_path / "out", html=False).read_text()
+    report = write_report([run], tmp_path / "out", html=False, plots=False).read_text()
     assert "frozen (RRR >= 0.5)" in report and "0.85 (set)" in report
 
 
 def test_the_page_shows_each_repeat_as_its_own_chain(tmp_path: Path) -> None:
     run = a_run(tmp_path / "run", Thresholds())
-    write_report([run], tmp_path / "out")
+    write_report([run], tmp_path / "out", plots=False)
     html = (tmp_path / "out" / "report.html").read_text()
     for task in (game("a"), game("b")):
         for repeat in (0, 1):
@@ -91,7 +91,7 @@ def near_run(run_dir: Path, thresholds: Thresholds) -> Path:
 def test_the_page_marks_repeats_at_the_runs_similarity_threshold(tmp_path: Path) -> None:
     marked = []
     for name, thresholds in (("default", Thresholds()), ("low", Thresholds(similarity_threshold=0.7))):
-        write_report([near_run(tmp_path / name, thresholds)], tmp_path / f"out-{name}")
+        write_report([near_run(tmp_path / name, thresholds)], tmp_path / f"out-{name}", plots=False)
         page = (tmp_path / f"out-{name}" / "report.html").read_text()
         marked.append(page.count('class="sim rep"'))
     assert marked[1] > marked[0]
