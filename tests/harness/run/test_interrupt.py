@@ -29,7 +29,7 @@ pytestmark = pytest.mark.slow
 
 
 def arguments(run_dir: Path) -> list[str]:
-    replay = ("llm.cache.mode=replay", f"llm.cache.path={CACHE}", "progress=false")
+    replay = ("llm.cache.mode=replay", f"llm.cache.path={CACHE}", "progress=false", "report.plots=false")
     return [*GATED, *replay, f"hydra.run.dir={run_dir}"]
 
 
