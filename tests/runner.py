@@ -31,14 +31,21 @@ def reflector_stop_override(model: str) -> str:
     return "+model.reflector_stop=[" + ",".join(f'"{stop}"' for stop in stops) + "]"
 
 
+def quiet(*overrides: str) -> list[str]:
+    """`overrides` after progress lines off and, unless they set it, a report without PNG plots: most tests read a
+    run's records and files, not its pictures (a test of the plots passes report.plots=true)."""
+    plots = [] if any(o.startswith(("report.plots=", "report=")) for o in overrides) else ["report.plots=false"]
+    return ["progress=false", *plots, *overrides]
+
+
 def run_process(
     *overrides: str, env: dict[str, str] | None = None, multirun: bool = False, timeout: float = 900
 ) -> subprocess.CompletedProcess[str]:
-    """`python run.py [-m] <overrides>` in a new process from the repository root, with progress lines off: for what
-    only a process shows (exit by signal, a launcher's worker processes, an installed plugin's entry points)."""
+    """`python run.py [-m] <overrides>` in a new process from the repository root, `quiet`: for what only a process
+    shows (exit by signal, a launcher's worker processes, an installed plugin's entry points)."""
     flags = ["-m"] if multirun else []
     return subprocess.run(
-        [sys.executable, str(ROOT / "run.py"), *flags, "progress=false", *overrides],
+        [sys.executable, str(ROOT / "run.py"), *flags, *quiet(*overrides)],
         cwd=ROOT,
         env={**os.environ, **(env or {})},
         capture_output=True,
@@ -48,9 +55,9 @@ def run_process(
 
 
 def run_cli(*overrides: str, env: dict[str, str] | None = None, multirun: bool = False) -> Outcome:
-    """`python run.py [-m] <overrides>` run in this process (tests/in_process.py), with progress lines off."""
+    """`python run.py [-m] <overrides>` run in this process (tests/in_process.py), `quiet`."""
     flags = ["-m"] if multirun else []
-    return run_in_process(*flags, "progress=false", *overrides, env=env)
+    return run_in_process(*flags, *quiet(*overrides), env=env)
 
 
 def replay_side_by_side(
@@ -64,7 +71,7 @@ def replay_side_by_side(
     command = [sys.executable, str(ROOT / "run.py"), f"experiment={experiment}", *overrides, "llm.cache.mode=replay"]
     processes = [
         subprocess.Popen(
-            [*command, f"llm.cache.path={cache}", "progress=false", f"hydra.run.dir={run}"],
+            [*command, *quiet(f"llm.cache.path={cache}", f"hydra.run.dir={run}")],
             cwd=ROOT,
             env={**os.environ, "REFLEXION_HARNESS_MODEL_DIR": str(no_models)},
             stdout=subprocess.PIPE,

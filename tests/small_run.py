@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tests.runner import REPLAY_CACHE, ROOT
+from tests.runner import REPLAY_CACHE, ROOT, quiet
 
 GAME = "pick_and_place_simple-SoapBottle-None-Toilet-424/trial_T20190907_004404_604165"
 SMALL_RUN = (
@@ -19,7 +19,7 @@ SMALL_RUN = (
 
 def small_run_command(run_dir: Path, *extra: str) -> list[str]:
     """`python run.py` with SMALL_RUN into `run_dir`, for Popen (run_cli takes SMALL_RUN as it is)."""
-    return [sys.executable, str(ROOT / "run.py"), "progress=false", *SMALL_RUN, *extra, f"hydra.run.dir={run_dir}"]
+    return [sys.executable, str(ROOT / "run.py"), *quiet(*SMALL_RUN, *extra, f"hydra.run.dir={run_dir}")]
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

@@ -97,7 +97,9 @@ class InputGuard(Callback):
                     )
                 seen[job.directory] = job.num
                 planned.append(self._check_job(job, job_config, in_this_process))
-            self._report = SweepReport(planned, Path(str(config.hydra.sweep.dir)))
+            # The combined report draws its plots unless every job's own report is written without them.
+            plots = any(OmegaConf.select(job_config, "report.plots", default=True) is not False for _, job_config in jobs)
+            self._report = SweepReport(planned, Path(str(config.hydra.sweep.dir)), plots)
         except HarnessError as error:
             self._close_unclaimed()
             fail(error)

@@ -16,9 +16,10 @@ from harness.records.sweep_job import SweepJob
 class SweepReport:
     """Writes the sweep's combined report when the sweep ends, also when a job failed."""
 
-    def __init__(self, jobs: list[SweepJob], sweep_dir: Path) -> None:
+    def __init__(self, jobs: list[SweepJob], sweep_dir: Path, plots: bool = True) -> None:
         self._jobs = jobs
         self._sweep_dir = sweep_dir
+        self._plots = plots
         # Hydra 1.3 skips on_multirun_end when a job failed (the sweeper re-raises its error first, and a job
         # that exits through sys.exit ends the basic launcher's process): the exit hook reports the rest then.
         atexit.register(self.write)
@@ -28,4 +29,4 @@ class SweepReport:
         from harness.report.sweep import write_sweep_report
 
         atexit.unregister(self.write)
-        write_sweep_report(self._jobs, self._sweep_dir)
+        write_sweep_report(self._jobs, self._sweep_dir, self._plots)

@@ -6,7 +6,7 @@ from typing import Any, Final
 
 # Settings that may change between a run and its resumption without changing any finished trial. More trials or
 # repeats only add trials (fewer leave records outside the plan, kept and named, never counted). Tracking only copies
-# a finished run elsewhere.
+# a finished run elsewhere; the report is written again from the records.
 RESUMABLE_KEYS = (
     "experiment.trials",
     "experiment.repeats",
@@ -17,6 +17,7 @@ RESUMABLE_KEYS = (
     "metrics",
     "progress",
     "progress_interval_s",
+    "report",
     "resume",
     "tracking",
 )

@@ -91,14 +91,15 @@ def sweep_title(jobs: Sequence[SweepJob], states: Sequence[JobState]) -> str:
     return report_title(names)
 
 
-def write_sweep_report(jobs: Sequence[SweepJob], sweep_dir: Path) -> Path:
-    """report.md and report.html in `sweep_dir` over the finished jobs (harness.report), then every job's status."""
+def write_sweep_report(jobs: Sequence[SweepJob], sweep_dir: Path, plots: bool = True) -> Path:
+    """report.md and report.html in `sweep_dir` over the finished jobs (harness.report), then every job's status;
+    without PNG plots unless `plots`."""
     states = [job_state(job, jobs) for job in jobs]
     finished = [job.directory for job, state in zip(jobs, states) if state.status == FINISHED]
     appendix = jobs_section(jobs, states, Path(sweep_dir))
     path = Path(sweep_dir) / REPORT_FILE
     try:
-        write_report(finished, sweep_dir, appendix=appendix, title=sweep_title(jobs, states))
+        write_report(finished, sweep_dir, appendix=appendix, title=sweep_title(jobs, states), plots=plots)
     except HarnessError as error:
         # No finished job, or one whose files cannot be read: the job table still says what happened.
         path.parent.mkdir(parents=True, exist_ok=True)

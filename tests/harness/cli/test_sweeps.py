@@ -42,6 +42,7 @@ SETTINGS = (
     "experiment.trials=1",
     f"llm.cache.path={REPLAY_CACHE}",
     "llm.cache.mode=replay",
+    "report.plots=true",  # the combined report's plot is checked
 )
 STRATEGIES = ("self_diagnosis", "no_memory")
 SWEEP = f"strategy={','.join(STRATEGIES)}"

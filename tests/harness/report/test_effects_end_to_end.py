@@ -17,6 +17,7 @@ import pytest
 
 from harness.metrics.effects import EFFECTS_FILE, Effects
 from harness.report import REPORT_FILE
+from harness.report._document import PLOTS_OFF
 from tests.runner import run_cli
 from tests.simulated_server import SimulatedServer
 
@@ -41,6 +42,7 @@ def studies(sweep_dir: Path, probabilities: tuple[float, float], seed: int) -> l
             "model=openai-compatible",
             f"model.base_url={server.base_url}",
             "llm.cache.mode=off",
+            "report.plots=false",  # the statistics are under test here, not the pictures
             f"hydra.sweep.dir={sweep_dir}",
             env={"OPENAI_API_KEY": "none"},
             multirun=True,
@@ -65,6 +67,8 @@ def test_a_planted_effect_is_found_in_every_study_and_in_the_sweep_report(tmp_pa
     # The jobs play the same questions, so the sweep keeps them apart (no task counted twice) and pairs nothing
     # across them: each job's own report (above) holds its effects.
     assert "self_diagnosis is kept apart over runs (runs of the same tasks" in sweep_report
+    # Every job's report was written without plots, so the combined one is too.
+    assert PLOTS_OFF in sweep_report and list((tmp_path / "planted").rglob("*.png")) == []
 
 
 def test_a_null_is_not_significant_in_most_studies(tmp_path: Path) -> None:

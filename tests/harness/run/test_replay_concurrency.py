@@ -24,6 +24,7 @@ RUN = (
     f"llm.cache.path={REPLAY_CACHE}",
     "llm.cache.mode=replay",
     "progress=false",
+    "report.plots=false",
 )
 # (max_concurrency, env.engine_workers): one pair at a time in-process, 16 in-process, 16 on four workers.
 SETUPS = {"c1_w1": (1, 1), "c16_w1": (16, 1), "c16_w4": (16, 4)}

@@ -27,6 +27,7 @@ pytestmark = pytest.mark.slow
 GAMES = 4
 RUN = (
     "progress=false",
+    "report.plots=false",
     "model=openai-compatible",
     "model.model=smollm2-135m",
     "strategy=no_memory",

@@ -19,7 +19,7 @@ from harness.errors import RecordCorruptError, RunDirBusyError, RunDirLostError,
 from harness.records import TrialLog, read_trials
 from harness.run.lock import LOCK_FILE, LockHolder, RunLock
 from tests.harness.factories import make_record
-from tests.runner import ROOT, run_cli
+from tests.runner import ROOT, quiet, run_cli
 from tests.small_run import SMALL_RUN, small_run_command, snapshot
 
 FIVE_CONDITIONS = (
@@ -209,7 +209,7 @@ def test_deleting_run_lock_mid_run_lets_no_second_writer_in(tmp_path: Path) -> N
     appear, the same command started again. The second is refused and writes nothing; the first finishes with every
     trial recorded once."""
     run_dir = tmp_path / "run"
-    command = [sys.executable, str(ROOT / "run.py"), *FIVE_CONDITIONS, "progress=false", f"hydra.run.dir={run_dir}"]
+    command = [sys.executable, str(ROOT / "run.py"), *quiet(*FIVE_CONDITIONS, f"hydra.run.dir={run_dir}")]
     first = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 300

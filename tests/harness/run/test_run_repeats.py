@@ -59,6 +59,7 @@ def replay_command(cache: Path, run_dir: Path) -> list[str]:
         sys.executable,
         str(ROOT / "run.py"),
         "progress=false",
+        "report.plots=false",
         "model=openai-compatible",
         "model.base_url=http://127.0.0.1:9/v1",  # nothing listens: a replay that asked a model would fail
         "llm.cache.mode=replay",

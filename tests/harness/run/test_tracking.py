@@ -72,7 +72,7 @@ def only_run(uri: str, experiment: str) -> Any:
 def file_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     root = tmp_path_factory.mktemp("tracked")
     uri = f"file:{root / 'mlruns'}"
-    replay(root / "run", "tracking=mlflow", f"tracking.tracking_uri={uri}")
+    replay(root / "run", "tracking=mlflow", f"tracking.tracking_uri={uri}", "report.plots=true")  # plots logged
     return uri, root / "run"
 
 

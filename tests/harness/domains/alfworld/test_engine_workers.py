@@ -13,7 +13,7 @@ import pytest
 
 from harness.records import read_trials, records_without_timing
 from tests.engine_workers import worker_pids
-from tests.runner import REPLAY_CACHE, ROOT, as_from_a_terminal, run_cli
+from tests.runner import REPLAY_CACHE, ROOT, as_from_a_terminal, quiet, run_cli
 
 RUN = (
     "experiment=default",
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.slow
 
 def start(run_dir: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, str(ROOT / "run.py"), "progress=false", *RUN, f"hydra.run.dir={run_dir}"],
+        [sys.executable, str(ROOT / "run.py"), *quiet(*RUN), f"hydra.run.dir={run_dir}"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

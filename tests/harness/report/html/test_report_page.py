@@ -61,7 +61,7 @@ def test_the_trajectory_table_cannot_close_its_script_element() -> None:
 
 
 def test_each_reflection_shows_its_nearest_earlier_one_and_the_marks_add_up_to_rrr(run_dir: Path) -> None:
-    write_report([run_dir], run_dir)
+    write_report([run_dir], run_dir, plots=False)
     html = (run_dir / HTML_FILE).read_text()
     memory = [FIRST, AGAIN, SCRIPT]
     assert reflection_repetition_rate(memory) == 0.5
@@ -73,7 +73,7 @@ def test_each_reflection_shows_its_nearest_earlier_one_and_the_marks_add_up_to_r
 
 
 def test_model_text_is_escaped_everywhere_it_appears(run_dir: Path) -> None:
-    write_report([run_dir], run_dir)
+    write_report([run_dir], run_dir, plots=False)
     html = (run_dir / HTML_FILE).read_text()
     assert "window.__pwned" in html
     assert "<script>window" not in html

@@ -39,7 +39,7 @@ def _requests_stay_on_disk(urls: list[str]) -> None:
 
 def test_model_text_shows_as_text_and_runs_nothing(tmp_path: Path) -> None:
     run = write_small_run(tmp_path / "run")
-    write_report([run], run)
+    write_report([run], run, plots=False)
     with headless_chromium() as browser:
         browser.open(run / HTML_FILE)
         assert browser.evaluate("typeof window.__pwned") == "undefined"
@@ -150,7 +150,7 @@ def _in_page_order(run: Path, conditions: list[str]) -> list:
 def test_the_page_at_study_size_holds_every_group_and_filters(tmp_path: Path) -> None:
     run = tmp_path / "study"
     study = write_study_run(run)
-    write_report([run], run)
+    write_report([run], run, plots=False)
     metrics = RunMetrics.model_validate_json((run / METRICS_FILE).read_text())
     assert len(study) == 134 * len(CONDITIONS) * 10
     with headless_chromium() as browser:
