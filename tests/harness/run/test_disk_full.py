@@ -83,7 +83,8 @@ def test_a_full_disk_while_writing_report_html_leaves_a_failed_run_not_a_finishe
     room = report // 2
     free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
     (disk / "filler").write_bytes(b"\0" * (free - room))
-    result = run_cli(*SMALL_RUN, f"hydra.run.dir={run}")
+    # The plots too, as the run drew them: a report without them would free their room first.
+    result = run_cli(*SMALL_RUN, "report.plots=true", f"hydra.run.dir={run}")
     assert result.returncode == 2, result.stderr
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("error: writing the run failed") and "No space left on device" in last, last
@@ -92,7 +93,7 @@ def test_a_full_disk_while_writing_report_html_leaves_a_failed_run_not_a_finishe
     assert manifest is not None and manifest.status == "failed"
     assert not [p for p in run.iterdir() if p.name.endswith(".tmp")]
     (disk / "filler").unlink()
-    resumed = run_cli(*SMALL_RUN, f"hydra.run.dir={run}")
+    resumed = run_cli(*SMALL_RUN, "report.plots=true", f"hydra.run.dir={run}")
     assert resumed.returncode == 0, resumed.stderr
     finished = read_manifest(run)
     assert finished is not None and finished.status == "finished"
