@@ -1,5 +1,7 @@
 """Reports of our own runs: per-condition tables and plots read from run directories, several runs combined."""
 
+from typing import Any
+
 from harness.report._combine import COMBINING_RULE, ReportCondition, combine
 from harness.report._diagnosis_report import bank_diagnosis, bank_table, is_bank_run, write_bank_report
 from harness.report._folder_lock import holding
@@ -7,7 +9,7 @@ from harness.report._propagation_report import propagation_study, write_propagat
 from harness.report._report import REPORT_FILE, REPORT_FORMATS, ReportFormat, write_formats, write_report
 from harness.report._runs import ReportInputError, RunData, finished_run, load_runs
 from harness.report._stats import Share
-from harness.report._threshold_plot import THRESHOLD_CURVES, plot_threshold_curves
+from harness.report.plot_files import THRESHOLD_CURVES
 
 __all__ = [
     "COMBINING_RULE",
@@ -26,10 +28,18 @@ __all__ = [
     "holding",
     "is_bank_run",
     "load_runs",
-    "plot_threshold_curves",
     "propagation_study",
     "write_bank_report",
     "write_formats",
     "write_propagation_report",
     "write_report",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """plot_threshold_curves, imported with matplotlib when first asked for (the audit draws with it)."""
+    if name == "plot_threshold_curves":
+        from harness.report._threshold_plot import plot_threshold_curves
+
+        return plot_threshold_curves
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,7 +24,7 @@ from harness.report._effects_section import effects_section, held_out_note
 from harness.report._fisher_section import fisher_section
 from harness.report._frozen_length_section import frozen_length_section
 from harness.report._insights_section import insights_section
-from harness.report._plots import RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION
+from harness.report.plot_files import RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION
 from harness.report._run_on_section import run_on_rows, run_on_section
 from harness.report._runs import RunData
 from harness.report._semantic import SemanticReport

@@ -24,15 +24,6 @@ from harness.report._semantic import SemanticCondition
 from harness.report._stats import SHARE_MEASURES, Share, percent_bar
 from harness.report.document import visible
 
-RRR_DISTRIBUTION = "rrr_distribution.png"
-RRR_VS_TRIALS = "rrr_vs_trials.png"
-SOLVED_AND_MENTION = "solved_and_mention.png"
-THRESHOLD_CURVES = "threshold_curves.png"
-"""Drawn by harness.report._threshold_plot, from the runs' records."""
-PLOT_FILES = (RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION, THRESHOLD_CURVES)
-SEMANTIC_VS_RRR = "semantic_vs_rrr.png"
-"""Drawn only when the report is asked for semantic RRR."""
-
 DPI = 120
 RRR_AXIS = "RRR (fraction of later reflections repeating, 0 to 1)"
 MARKERS = "osD^vP*X"

@@ -14,8 +14,6 @@ from matplotlib.ticker import MaxNLocator
 from harness.records.propagation import PLANT_KINDS
 from harness.reflection.insights.trace import Trace
 from harness.report._plots import DPI, MARKERS, _COLORS, _save
-
-CARRIERS_BY_STEP = "propagation_carriers.png"
 # The null (each clean build traced with its seed's off-task markers) is drawn beside the plants, dashed.
 _KINDS = (*PLANT_KINDS, "none*")
 

@@ -13,7 +13,7 @@ from harness.records import TRIALS_FILE
 from harness.records.propagation import PropagationStudy
 from harness.records.whole_file import write_whole
 from harness.reflection.insights.trace import RESULT_FILE, study_traces
-from harness.report._propagation_plot import CARRIERS_BY_STEP, plot_carriers
+from harness.report.plot_files import CARRIERS_BY_STEP
 from harness.report._propagation_section import propagation_document
 from harness.report._report import REPORT_FILE
 from harness.report._runs import ReportInputError, run_names
@@ -62,6 +62,8 @@ def propagation_study(run_dirs: Sequence[Path], formats: Collection[str], semant
 def write_propagation_report(run_dir: Path, out_dir: Path, study: PropagationStudy,
                              formats: Collection[str] = PROPAGATION_FORMATS) -> list[Path]:
     """report.md and/or report.html with the carriers plot into `out_dir`; the paths written, the document's first."""
+    from harness.report._propagation_plot import plot_carriers  # matplotlib, loaded when a plot is drawn
+
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     traces = study_traces(study)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from harness.records.propagation import PropagationStudy
 from harness.reflection.insights.library_trace import library_findings, notable_summary, notable_table
 from harness.reflection.insights.trace import RESULT_FILE, Trace, gate_target, rates_table, table
-from harness.report._propagation_plot import CARRIERS_BY_STEP
+from harness.report.plot_files import CARRIERS_BY_STEP
 from harness.report.document import Block, Cell, Code, Document, Figure, Link, Paragraph, Section, Table
 
 TITLE = "Propagation"

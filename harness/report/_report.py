@@ -12,21 +12,17 @@ from harness.records.whole_file import write_whole
 from harness.report._combine import ReportCondition, as_condition_reports, combine
 from harness.report._document import report_document
 from harness.report._effects import report_effects, write_effects
-from harness.report._plots import (
+from harness.report.plot_files import (
     PLOT_FILES,
     RRR_DISTRIBUTION,
     RRR_VS_TRIALS,
     SEMANTIC_VS_RRR,
     SOLVED_AND_MENTION,
-    plot_rrr_distribution,
-    plot_rrr_vs_trials,
-    plot_semantic_vs_rrr,
-    plot_solved_and_mention,
+    THRESHOLD_CURVES,
 )
 from harness.report._runs import ReportInputError, RunData, load_runs
 from harness.report._semantic import SemanticReport, semantic_report
 from harness.report._stats import condition_shares
-from harness.report._threshold_plot import THRESHOLD_CURVES, plot_threshold_curves
 from harness.report._threshold_section import condition_curves, report_thresholds
 from harness.report.data_tables import (
     CONDITIONS,
@@ -151,6 +147,15 @@ def _plot(
     frozen_threshold: float,
     out_dir: Path,
 ) -> None:
+    # matplotlib loads here, when a plot is drawn: a report without plots, and a run's start, never import it.
+    from harness.report._plots import (
+        plot_rrr_distribution,
+        plot_rrr_vs_trials,
+        plot_semantic_vs_rrr,
+        plot_solved_and_mention,
+    )
+    from harness.report._threshold_plot import plot_threshold_curves
+
     plot_rrr_distribution(conditions, out_dir / RRR_DISTRIBUTION, frozen_threshold)
     plot_rrr_vs_trials(conditions, out_dir / RRR_VS_TRIALS, frozen_threshold)
     plot_solved_and_mention(conditions, [condition_shares(c) for c in conditions], out_dir / SOLVED_AND_MENTION)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.report._plots import SEMANTIC_VS_RRR
+from harness.report.plot_files import SEMANTIC_VS_RRR
 from harness.report._semantic import SemanticReport
 from harness.report.document import Block, Figure, Paragraph, Section, Table
 from harness.metrics.semantic import (

@@ -11,9 +11,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from harness.metrics.curves import CurvePoint, ThresholdCurves
-from harness.report._plots import DPI, MARKERS, THRESHOLD_CURVES, _COLORS, _save, _shown
-
-__all__ = ["THRESHOLD_CURVES", "plot_threshold_curves"]
+from harness.report._plots import DPI, MARKERS, _COLORS, _save, _shown
 
 
 def _shares(points: Sequence[CurvePoint]) -> list[float]:

@@ -10,7 +10,7 @@ from harness.metrics.curves import ThresholdCurves, threshold_curves
 from harness.metrics.thresholds import Thresholds
 from harness.report._combine import ReportCondition
 from harness.report._runs import RunData
-from harness.report._threshold_plot import THRESHOLD_CURVES
+from harness.report.plot_files import THRESHOLD_CURVES
 from harness.report.document import Block, Figure, Paragraph, Section
 from harness.report.tables import threshold_tables
 

@@ -15,7 +15,7 @@ from PIL import Image
 from harness.metrics.semantic import EmbeddingCache
 from harness.records import TrialLog, TrialRecord
 from harness.report import write_report
-from harness.report._plots import PLOT_FILES, SEMANTIC_VS_RRR
+from harness.report.plot_files import PLOT_FILES, SEMANTIC_VS_RRR
 from tests.harness.factories import make_record
 from tests.harness.fake_embedder import FAKE_MODEL, FakeEmbedder
 

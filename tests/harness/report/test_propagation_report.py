@@ -14,7 +14,7 @@ from harness.records.propagation import PropagationStudy
 from harness.reflection.insights.trace import RESULT_FILE, study_traces, table
 from harness.report import REPORT_FILE
 from harness.cli.report import main as report_main
-from harness.report._propagation_plot import CARRIERS_BY_STEP
+from harness.report.plot_files import CARRIERS_BY_STEP
 from harness.report.html import HTML_FILE
 from harness.report.index import index_rows
 from tests.harness.report.commonmark import html_tags, html_urls, link_targets, tables

@@ -16,7 +16,7 @@ from harness.metrics.intervals import wilson_interval
 from harness.metrics.task_shares import task_share
 from harness.report import REPORT_FILE, load_runs, write_report
 from harness.cli.report import main
-from harness.report._plots import PLOT_FILES
+from harness.report.plot_files import PLOT_FILES
 from harness.report._runs import ReportInputError
 from harness.metrics.run import METRICS_FILE, run_metrics, write_metrics
 from tests.harness.factories import make_record

@@ -12,7 +12,7 @@ from harness.metrics.fisher import fisher_solved, holm
 from harness.records import RunPlan, TrialLog, TrialRecord
 from harness.report import ReportInputError, write_report
 from harness.cli.report import main
-from harness.report._plots import PLOT_FILES, SEMANTIC_VS_RRR
+from harness.report.plot_files import PLOT_FILES, SEMANTIC_VS_RRR
 from harness.metrics.run import run_metrics, write_metrics
 from harness.metrics.semantic import EmbeddingCache
 from tests.harness.factories import make_record

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness.report import write_report
 from harness.report._document import PLOTS_OFF
-from harness.report._plots import PLOT_FILES
+from harness.report.plot_files import PLOT_FILES
 from harness.report.html import HTML_FILE
 from tests.in_process import run_module
 from tests.runner import run_cli
