@@ -104,10 +104,9 @@ def write_formats(
     out_dir.mkdir(parents=True, exist_ok=True)
     curves = condition_curves(runs, conditions, thresholds)
     documents = [f for f in formats if f in DOCUMENT_FORMATS]
-    if documents and plots:
-        _plot(conditions, semantic, curves, thresholds.frozen_threshold, out_dir)
-    elif documents:
-        for name in (*PLOT_FILES, SEMANTIC_VS_RRR):  # an earlier report's: this one shows no plot
+    if documents:
+        drawn = _plot(conditions, semantic, curves, thresholds.frozen_threshold, out_dir) if plots else set()
+        for name in {*PLOT_FILES, SEMANTIC_VS_RRR} - drawn:  # an earlier report's: this report shows no such plot
             (out_dir / name).unlink(missing_ok=True)
     table = as_condition_reports(conditions)
     fisher = pairwise_fisher([(c.label, c.totals.solved, c.totals.tasks) for c in conditions])
@@ -146,7 +145,8 @@ def _plot(
     curves: Sequence[ThresholdCurves],
     frozen_threshold: float,
     out_dir: Path,
-) -> None:
+) -> set[str]:
+    """Draw the plots the report shows into `out_dir`; the names of the files drawn."""
     # matplotlib loads here, when a plot is drawn: a report without plots, and a run's start, never import it.
     from harness.report._plots import (
         plot_rrr_distribution,
@@ -159,11 +159,11 @@ def _plot(
     plot_rrr_distribution(conditions, out_dir / RRR_DISTRIBUTION, frozen_threshold)
     plot_rrr_vs_trials(conditions, out_dir / RRR_VS_TRIALS, frozen_threshold)
     plot_solved_and_mention(conditions, [condition_shares(c) for c in conditions], out_dir / SOLVED_AND_MENTION)
-    optional = [(SEMANTIC_VS_RRR, semantic is not None), (THRESHOLD_CURVES, bool(curves))]
+    drawn = {RRR_DISTRIBUTION, RRR_VS_TRIALS, SOLVED_AND_MENTION}
     if semantic is not None:
         plot_semantic_vs_rrr(semantic.conditions, out_dir / SEMANTIC_VS_RRR, frozen_threshold)
+        drawn.add(SEMANTIC_VS_RRR)
     if curves:
         plot_threshold_curves(curves, out_dir / THRESHOLD_CURVES, "Frozen share (tasks with an RRR) per condition")
-    for name, drawn in optional:  # an earlier report's (with --semantic, say): this report shows no such plot
-        if not drawn:
-            (out_dir / name).unlink(missing_ok=True)
+        drawn.add(THRESHOLD_CURVES)
+    return drawn
