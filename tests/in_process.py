@@ -20,6 +20,8 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.cli.leave import exit_code
+
 ROOT = Path(__file__).resolve().parents[1]
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE)
 
@@ -32,18 +34,6 @@ class Outcome:
     returncode: int
     stdout: str
     stderr: str
-
-
-def _exit_code(code: object, stderr: io.StringIO) -> int:
-    """The process's exit code for `sys.exit(code)`: None is 0, a message is printed and 1, as the interpreter does."""
-    if code is None:
-        return 0
-    if isinstance(code, bool):  # sys.exit(True) is 1, as an int
-        return int(code)
-    if isinstance(code, int):
-        return code
-    print(code, file=stderr)
-    return 1
 
 
 @contextmanager
@@ -142,9 +132,9 @@ def call_main(
     with _environment(env), _process_state(arguments, cwd), _stdin(stdin), redirect_stdout(stdout), \
             redirect_stderr(stderr), _warnings_to(stderr):
         try:
-            code = _exit_code(main(), stderr)
+            code = exit_code(main())  # inside the redirection: a message goes to the captured stderr
         except SystemExit as stop:
-            code = _exit_code(stop.code, stderr)
+            code = exit_code(stop.code)
     return Outcome(arguments, code, stdout.getvalue(), stderr.getvalue())
 
 

@@ -22,7 +22,7 @@ def exit_code(code: str | int | None) -> int:
     if code is None:
         return 0
     if isinstance(code, int):
-        return code
+        return int(code)  # sys.exit(True) is 1
     print(code, file=sys.stderr)
     return 1
 

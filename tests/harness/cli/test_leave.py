@@ -28,7 +28,7 @@ def leaving(body: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(
-    ("code", "status"), [(None, 0), (0, 0), (3, 3), (130, 130), ("error: one sentence", 1)]
+    ("code", "status"), [(None, 0), (0, 0), (3, 3), (130, 130), (True, 1), ("error: one sentence", 1)]
 )
 def test_the_status_is_the_one_sys_exit_gives(code: str | int | None, status: int) -> None:
     assert exit_code(code) == status
