@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from functools import cache
 
-from scipy.stats import beta
-
 CONFIDENCE = 0.95
 """The intervals' confidence."""
 BOUND = 0.10
@@ -21,6 +19,9 @@ def exact_interval(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[floa
     binomtest(k, n).proportion_ci(method="exact") gives, without its root search."""
     if n == 0:
         return 0.0, 1.0
+    # Imported here, as in harness/metrics/intervals.py: every run imports this module, few compute a rate.
+    from scipy.stats import beta
+
     tail = (1 - confidence) / 2
     low = 0.0 if k == 0 else float(beta.ppf(tail, k, n - k + 1))
     high = 1.0 if k == n else float(beta.ppf(1 - tail, k + 1, n - k))
