@@ -78,7 +78,8 @@ def _process_state(argv: list[str], cwd: Path = ROOT) -> Iterator[None]:
         root.setLevel(root_level)
         for logger, (disabled, level, propagate, logger_handlers) in loggers.items():
             logger.disabled, logger.propagate, logger.handlers[:] = disabled, propagate, logger_handlers
-            logger.setLevel(level)
+            if logger.level != level:  # setLevel clears every logger's cache: once per changed logger, not per logger
+                logger.setLevel(level)
 
 
 @contextmanager
