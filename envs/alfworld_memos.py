@@ -3,11 +3,12 @@ each input, and one copy that copied what is never changed.
 
 textworld's PddlEnv builds a `PddlState` in `load` and again in `reset`, and each one runs fast_downward's
 PDDL-to-SAS translation of the game twice (plain, and optimized for replanning): four translations of the same
-text per reset, three quarters of its time. textworld's text generation parses every template it derives
+text per reset, three quarters of its time. `load` also parses the game's grammar document (its actions and text
+rules) with tatsu, a tenth of a second every reset of the same game. textworld's text generation parses every template it derives
 (an action's command, its feedback rule) with tatsu, and every condition in them with textworld.logic's tatsu
 grammar, at every step, though a run uses a few dozen templates. These results depend on their text arguments
-only, so the first result is reused: translations for the reset after `load` and every later trial of the same
-game, parses for every step after the first. And textgen deep-copies a context's variables and mapping for every
+only, so the first result is reused: translations and the grammar document for the reset after `load` and every
+later trial of the same game, parses for every step after the first. And textgen deep-copies a context's variables and mapping for every
 symbol it derives, though it only adds entries to them (see `copy_context_keeping_values`).
 
 A game's first reset in a process still translates it. With a translations folder configured
@@ -35,6 +36,8 @@ from envs.alfworld_replanning import deferring_replanning
 CACHED_TRANSLATIONS = 128
 """Translations kept (one a game, two for a planner's engine): a run's concurrent games fit; an older game is
 translated again."""
+CACHED_GAME_GRAMMARS = 128
+"""Parsed grammar documents kept (one a game; 78 distinct among the 134 shipped games): a run's concurrent games fit."""
 CACHED_LOGIC_PARSES = 4096
 """textworld.logic parses kept: every condition of the grammar and the rules, with room for game-specific text."""
 
@@ -134,8 +137,8 @@ def memos_installed() -> bool:
 
 
 def install_memos() -> dict[str, Any]:
-    """Route textworld's translation, template and condition parsing through process-wide memos, and textgen's
-    context copies through `copy_context_keeping_values` (idempotent).
+    """Route textworld's translation, grammar document, template and condition parsing through process-wide memos,
+    and textgen's context copies through `copy_context_keeping_values` (idempotent).
 
     Callers hold the engine lock: neither fast_downward nor tatsu's parsers are thread-safe, nor are the memos.
     The translated task is only read by PddlState (actions, objects, init facts, types), so one result backs
@@ -144,6 +147,7 @@ def install_memos() -> dict[str, Any]:
     """
     import fast_downward
     import textworld.logic
+    from textworld.envs.pddl import logic as pddl_logic
     from textworld.envs.pddl import textgen
 
     with _lock:
@@ -155,10 +159,12 @@ def install_memos() -> dict[str, Any]:
                 _installed["persisted"] = translate
             translation = Memo(translate, capacity=CACHED_TRANSLATIONS)
             parse = Memo(textgen._parse_and_convert, copies=True)
+            game_grammar = Memo(pddl_logic._parse_and_convert, capacity=CACHED_GAME_GRAMMARS, copies=True)
             logic_parse = Memo(textworld.logic._parse_and_convert, capacity=CACHED_LOGIC_PARSES, copies=True)
             fast_downward.pddl2sas = deferring_replanning(translation)
             textgen._parse_and_convert = parse
+            pddl_logic._parse_and_convert = game_grammar
             textworld.logic._parse_and_convert = logic_parse
             textgen.copy_context = copy_context_keeping_values
-            _installed.update(translation=translation, parse=parse, logic_parse=logic_parse)
+            _installed.update(translation=translation, parse=parse, game_grammar=game_grammar, logic_parse=logic_parse)
     return dict(_installed)
