@@ -44,12 +44,15 @@ def user_processes(uid: int) -> dict[int, dict[str, str]]:
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
-                status = Path(entry.path, "status").read_text()
+                status = Path(entry.path, "status").read_bytes()
             except OSError:
                 continue  # gone meanwhile
-            fields = {key: value.strip() for key, _, value in (line.partition(":") for line in status.splitlines())}
-            if int(fields["Uid"].split()[0]) == uid:
-                processes[int(entry.name)] = fields
+            # The real uid is the first number of the Uid line; only a match is split into its fields (a scan of
+            # every process runs several times a sandboxed program, and most processes are someone else's).
+            start = status.find(b"\nUid:") + len(b"\nUid:")
+            if int(status[start:].split(maxsplit=1)[0]) == uid:
+                lines = status.decode(errors="replace").splitlines()
+                processes[int(entry.name)] = {key: value.strip() for key, _, value in (line.partition(":") for line in lines)}
     return processes
 
 
