@@ -78,17 +78,17 @@ def test_an_out_holding_another_run_is_refused_and_left_as_it_was(
 
 def test_an_out_that_is_the_runs_own_directory_a_new_folder_or_a_folder_of_reports_is_written(tmp_path: Path) -> None:
     five, six = _run(tmp_path / "five"), _run(tmp_path / "six")
-    main([str(five), "--out", str(five)])
-    main([str(five), str(six), "--out", str(six)])
-    main([str(five), str(six), "--out", str(tmp_path / "reports")])
-    main([str(six), "--out", str(tmp_path / "reports")])
+    main([str(five), "--out", str(five), "--no-plots"])
+    main([str(five), str(six), "--out", str(six), "--no-plots"])
+    main([str(five), str(six), "--out", str(tmp_path / "reports"), "--no-plots"])
+    main([str(six), "--out", str(tmp_path / "reports"), "--no-plots"])
     for folder in (five, six, tmp_path / "reports"):
         assert (folder / REPORT_FILE).is_file()
 
 
 def test_the_printed_paths_show_their_control_characters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = _run(tmp_path / f"{HOSTILE}\nwrote elsewhere")
-    main([str(run)])
+    main([str(run), "--no-plots"])
     out = capsys.readouterr().out
     assert out.startswith("wrote ") and out.count("\n") == 1 and acting(out) == [], out
     assert "e␛[31mx<U+202E>y␊wrote elsewhere" in out
@@ -124,9 +124,9 @@ def test_a_new_report_leaves_no_table_of_an_earlier_report_beside_it(tmp_path: P
     salt = "pick_and_place_simple-SaltShaker-None-Shelf-1/t"
     TrialLog(later).append(make_record(0, "Look in the drawer first.", task=salt))
     out = tmp_path / "reports"
-    main([str(earlier), "--out", str(out), "--format", "md,csv,latex"])
-    main([str(later), "--out", str(out)])
-    main([str(later), "--out", str(tmp_path / "fresh"), "--format", "md,csv,latex"])
+    main([str(earlier), "--out", str(out), "--format", "md,csv,latex", "--no-plots"])
+    main([str(later), "--out", str(out), "--no-plots"])
+    main([str(later), "--out", str(tmp_path / "fresh"), "--format", "md,csv,latex", "--no-plots"])
     tables = sorted(p.name for p in (tmp_path / "fresh").iterdir() if p.suffix in (".csv", ".tex"))
     assert len(tables) == 8
     assert {name: (out / name).read_text() for name in tables} == {
@@ -157,5 +157,5 @@ def test_a_report_into_a_folder_another_process_is_writing_is_refused_and_writes
             assert snapshot(holder) == before
         finally:
             os.close(descriptor)
-    main([str(second), "--out", str(out), "--html"])
+    main([str(second), "--out", str(out), "--html", "--no-plots"])
     assert {REPORT_FILE, "report.html"} <= {p.name for p in out.iterdir()}

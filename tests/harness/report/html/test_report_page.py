@@ -92,9 +92,9 @@ def test_the_page_needs_nothing_beside_it(run_dir: Path) -> None:
 
 
 def test_the_command_writes_the_page_only_when_asked(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    main([str(run_dir)])
+    main([str(run_dir), "--no-plots"])
     assert not (run_dir / HTML_FILE).exists()
-    main([str(run_dir), "--html"])
+    main([str(run_dir), "--html", "--no-plots"])
     assert (run_dir / HTML_FILE).is_file()
     assert capsys.readouterr().out.splitlines()[-1] == f"wrote {run_dir / 'report.md'} and {run_dir / HTML_FILE}"
 
