@@ -83,8 +83,10 @@ class Experiment:
         self.domain = domain
         self.selection_read = selection  # env.frozen_in's run as compose.py read it for the domain's tasks, or None
         try:
-            # What the loop's trials need gets ready while the models are set up and the run directory is checked.
-            self.domain.warm_up(config.experiment.max_concurrency)
+            # What the loop's trials need gets ready while the models are set up and the run directory is checked:
+            # for as many episodes as can play at once (one game of one condition never overlaps another episode).
+            playable = len(config.conditions) * len(self.domain.task_ids()) * config.experiment.repeats
+            self.domain.warm_up(min(config.experiment.max_concurrency, playable))
             self._prepare(config, run_dir)
         except BaseException:
             self.domain.close()

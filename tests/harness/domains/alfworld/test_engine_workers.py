@@ -1,4 +1,5 @@
-"""A run whose engine worker dies: one sentence, the trial not recorded, no worker left; resuming completes it."""
+"""A run whose engine worker dies: one sentence, the trial not recorded, no worker left; resuming completes it. Engine
+processes start only where episodes can overlap."""
 
 from __future__ import annotations
 
@@ -85,3 +86,16 @@ def test_no_worker_outlives_an_interrupted_run(tmp_path: Path) -> None:
     process.communicate(timeout=600)
     assert process.returncode != 0
     assert worker_pids(process.pid) == []
+
+
+@pytest.mark.parametrize(("strategies", "on_workers"), [("[self_diagnosis]", False), ("[self_diagnosis,no_memory]", True)])
+def test_engine_processes_start_only_where_episodes_can_overlap(tmp_path: Path, strategies: str, on_workers: bool) -> None:
+    """With engine_workers at its per-core default, one game of one condition plays in the run's own process however
+    high max_concurrency is (its episodes never overlap, and a worker costs its start); two conditions overlap."""
+    overrides = [o for o in RUN if not o.startswith(("strategy=", "env.engine_workers="))]
+    result = run_cli(*overrides, f"strategy={strategies}", "env.first_n=1", "experiment.trials=1", f"hydra.run.dir={tmp_path}")
+    assert result.returncode == 0, result.stderr
+    records = read_trials(tmp_path)
+    assert len(records) == strategies.count(",") + 1
+    # engine_wait_s is measured on workers only (harness/records/trial.py Timing).
+    assert [r.timing.engine_wait_s is not None for r in records] == [on_workers] * len(records)
