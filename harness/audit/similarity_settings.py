@@ -7,8 +7,9 @@ rests on one of them says so.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
+
+from cydifflib import SequenceMatcher  # difflib's, compiled (harness/metrics/core.py)
 
 from harness.metrics.core import FROZEN_THRESHOLD, SIMILARITY_THRESHOLD, is_blank
 
@@ -21,7 +22,7 @@ def _repeats(later: str, earlier: str, swapped: bool, autojunk: bool) -> bool:
     if is_blank(later) or is_blank(earlier):
         return False  # a blank reflection repeats nothing, under every setting
     first, second = (earlier, later) if swapped else (later, earlier)
-    matcher = difflib.SequenceMatcher(None, first, second, autojunk=autojunk)
+    matcher = SequenceMatcher(None, first, second, autojunk=autojunk)
     bounds = (matcher.real_quick_ratio, matcher.quick_ratio, matcher.ratio)
     return all(bound() >= SIMILARITY_THRESHOLD for bound in bounds)
 

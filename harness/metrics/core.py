@@ -5,11 +5,14 @@ Pure functions: they read records and strings, never a model or a file.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Literal
 
+# difflib's SequenceMatcher compiled: the same algorithm with the same results (tests/harness/metrics/
+# test_compiled_difflib.py holds them equal on the published reflections), three to four times faster, which a report
+# at study size spends most of its metrics on.
+from cydifflib import SequenceMatcher
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from harness.metrics.diagnosis.row import DiagnosisRow
@@ -41,7 +44,7 @@ def similarity(reflection: str, earlier: str) -> float:
     """
     if is_blank(reflection) or is_blank(earlier):
         return 0.0
-    return difflib.SequenceMatcher(None, reflection, earlier).ratio()
+    return SequenceMatcher(None, reflection, earlier).ratio()
 
 
 def pairwise_similarities(memory: Sequence[str]) -> list[list[float]]:
@@ -113,7 +116,7 @@ def _nearest_earlier(memory: tuple[str, ...]) -> tuple[tuple[int, float] | None,
     stops once no bound can beat the best. A blank reflection is no candidate (`similarity`: similar to nothing)."""
     matchers = []
     for earlier in memory[:-1]:
-        matcher = difflib.SequenceMatcher(None)
+        matcher = SequenceMatcher(None)
         matcher.set_seq2(earlier)  # SequenceMatcher indexes its second string once
         matchers.append(matcher)
     blank = [is_blank(reflection) for reflection in memory]
