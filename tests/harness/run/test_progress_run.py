@@ -1,6 +1,6 @@
 """Progress that reaches the user, in real runs replayed from the committed caches: progress lines off a terminal
-(a pipe and run.log) with counts the records bear out, a bar on a pseudo-terminal that leaves the log lines whole,
-and a line thread that stops with the run, however it ends."""
+(captured output and run.log, in this process) with counts the records bear out, a bar on a pseudo-terminal that
+leaves the log lines whole, and a line thread that stops with the run, however it ends (those two in processes)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 
 from harness.records import read_trials
+from tests.in_process import run_in_process
 from tests.runner import REPLAY_CACHE, ROOT, as_from_a_terminal, run_cli
 
-DEMO = ("llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}")
+DEMO = ("llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}", "report.plots=false")
 FIVE_CONDITIONS_CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"
 LINE = re.compile(
     r"INFO progress: (?P<done>\d+) of at most (?P<planned>\d+) trials done, (?P<in_flight>\d+) in flight, "
@@ -44,9 +45,7 @@ def number(match: re.Match[str], name: str) -> int:
 
 
 def test_off_a_terminal_progress_lines_come_every_interval_and_end_on_the_records(run_dir: Path) -> None:
-    result = subprocess.run(
-        command(run_dir, "progress_interval_s=0.01"), cwd=ROOT, capture_output=True, text=True, timeout=600
-    )
+    result = run_in_process(*DEMO, "progress_interval_s=0.01", f"hydra.run.dir={run_dir}")
     assert result.returncode == 0, result.stderr
     lines = progress_lines(result.stderr)
     assert len(lines) >= 2, "the line thread logged nothing in a loop of about a second, 10 ms apart"
@@ -74,9 +73,7 @@ def test_off_a_terminal_progress_lines_come_every_interval_and_end_on_the_record
 
 
 def test_progress_false_logs_no_progress_line(run_dir: Path) -> None:
-    result = subprocess.run(
-        command(run_dir, "progress=false", "progress_interval_s=0.01"), cwd=ROOT, capture_output=True, text=True
-    )
+    result = run_in_process(*DEMO, "progress=false", "progress_interval_s=0.01", f"hydra.run.dir={run_dir}")
     assert result.returncode == 0, result.stderr
     assert "progress: " not in result.stderr and "progress: " not in (run_dir / "run.log").read_text()
 
