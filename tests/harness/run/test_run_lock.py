@@ -27,6 +27,7 @@ FIVE_CONDITIONS = (
     "llm.cache.mode=replay",
     f"llm.cache.path={ROOT / 'tests' / 'fixtures' / 'five_conditions' / 'llm_cache.jsonl'}",
 )
+TWO_GAMES = ("pick_and_place_simple-SoapBottle-None-Toilet-424", "pick_and_place_simple-Vase-None-Safe-219")
 
 
 def test_a_second_acquirer_is_refused_until_the_first_releases(tmp_path: Path) -> None:
@@ -205,11 +206,12 @@ def test_without_directory_locks_a_deleted_run_lock_still_records_no_trial_twice
 
 @pytest.mark.slow
 def test_deleting_run_lock_mid_run_lets_no_second_writer_in(tmp_path: Path) -> None:
-    """'Deleting run.lock lets a second writer in': the five-condition replay, run.lock removed once records
-    appear, the same command started again. The second is refused and writes nothing; the first finishes with every
-    trial recorded once."""
+    """'Deleting run.lock lets a second writer in': part of the five-condition replay (two conditions on two games,
+    12 trials), run.lock removed once records appear, the same command started again. The second is refused and
+    writes nothing; the first finishes with every trial recorded once."""
     run_dir = tmp_path / "run"
-    command = [sys.executable, str(ROOT / "run.py"), *quiet(*FIVE_CONDITIONS, f"hydra.run.dir={run_dir}")]
+    part = (*FIVE_CONDITIONS, "strategy=[self_diagnosis,grounded_template]", f"env.games=[{','.join(TWO_GAMES)}]")
+    command = [sys.executable, str(ROOT / "run.py"), *quiet(*part, f"hydra.run.dir={run_dir}")]
     first = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 300
@@ -218,7 +220,7 @@ def test_deleting_run_lock_mid_run_lets_no_second_writer_in(tmp_path: Path) -> N
         (run_dir / LOCK_FILE).unlink()
         os.kill(first.pid, signal.SIGSTOP)  # frozen mid-run, so the second cannot simply come after its end
         before = snapshot(run_dir)
-        second = run_cli(*FIVE_CONDITIONS, f"hydra.run.dir={run_dir}")
+        second = run_cli(*part, f"hydra.run.dir={run_dir}")
         assert snapshot(run_dir) == before, "the refused process wrote into the run directory"
     finally:
         os.kill(first.pid, signal.SIGCONT)
@@ -228,7 +230,7 @@ def test_deleting_run_lock_mid_run_lets_no_second_writer_in(tmp_path: Path) -> N
     _, stderr = first.communicate(timeout=600)
     assert first.returncode == 0, stderr
     keys = [record.key for record in read_trials(run_dir)]
-    assert len(keys) == len(set(keys)) == 45
+    assert len(keys) == len(set(keys)) == 12
     assert not (run_dir / LOCK_FILE).exists()
 
 
