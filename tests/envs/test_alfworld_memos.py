@@ -9,29 +9,41 @@ from pathlib import Path
 
 import pytest
 
-from envs.alfworld import AlfworldEpisode, list_games
+from envs.alfworld import AlfworldEpisode, StepResult, list_games
 from envs.alfworld_memos import install_memos
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "pick_and_place_simple-SoapBottle-None-Toilet-424/trial_T20190907_004404_604165"
 
-# A fresh process: reset GAME and play a few commands, with or without the planner's plan ("plan"/"no-plan") and
-# a translations folder, then report the text it printed and what the memos did.
+
+def episode_text(game_id: str, plan: bool) -> list[list]:
+    """What an episode of the game shows at its reset and three commands, with or without the planner's plan."""
+    game = next(g for g in list_games() if g.game_id == game_id)
+    text = []
+    with AlfworldEpisode(game, max_episode_steps=None, policy_commands=plan) as episode:
+        result = episode.reset()
+        text.append(_shown(result))
+        for action in ["look", (result.policy_commands or result.admissible_commands)[0], "fly to the moon"]:
+            result = episode.step(action)
+            text.append(_shown(result))
+    return text
+
+
+def _shown(result: StepResult) -> list:
+    """A step's text as JSON gives it back (lists, not tuples), so this process's equals another's."""
+    plan = None if result.policy_commands is None else list(result.policy_commands)
+    return [result.observation, list(result.admissible_commands), plan]
+
+
+# A fresh process: `episode_text` with or without the planner's plan ("plan"/"no-plan") and a translations folder,
+# then the text it printed and what the memos did.
 PLAY = """
 import json, sys
 from pathlib import Path
-from envs.alfworld import AlfworldEpisode, list_games
 from envs.alfworld_memos import install_memos, keep_translations_in, memos_installed
+from tests.envs.test_alfworld_memos import episode_text
 keep_translations_in(Path(sys.argv[3]) if len(sys.argv) > 3 else None)
-game = next(g for g in list_games() if g.game_id == sys.argv[1])
-plan = sys.argv[2] == "plan"
-text = []
-with AlfworldEpisode(game, max_episode_steps=None, policy_commands=plan) as episode:
-    result = episode.reset()
-    text.append([result.observation, list(result.admissible_commands), result.policy_commands])
-    for action in ["look", (result.policy_commands or result.admissible_commands)[0], "fly to the moon"]:
-        result = episode.step(action)
-        text.append([result.observation, list(result.admissible_commands), result.policy_commands])
+text = episode_text(sys.argv[1], sys.argv[2] == "plan")
 memoized = memos_installed()
 memos = install_memos()
 persisted = memos.get("persisted")
@@ -78,21 +90,22 @@ def test_the_memos_change_no_text_and_are_used() -> None:
         episode.step("inventory")
     assert memos["logic_parse"].hits > before, "the grammar's conditions were parsed again at every step"
     for plan in (True, False):
-        without, memoized = play(memos=False, plan=plan), play(plan=plan)
-        assert (without["memoized"], memoized["memoized"]) == (False, True)
-        assert without["text"] == memoized["text"], f"plan={plan}"
-    assert memoized["text"][0][2] is None and without["text"][0][2] is None, "a plan-less engine reported a plan"
+        # Without memos in a fresh process; with them here, where they are installed.
+        without, memoized = play(memos=False, plan=plan), episode_text(GAME, plan)
+        assert without["memoized"] is False
+        assert without["text"] == memoized, f"plan={plan}"
+    assert memoized[0][2] is None and without["text"][0][2] is None, "a plan-less engine reported a plan"
 
 
 def test_a_translations_folder_serves_the_next_process_the_same_text(tmp_path: Path) -> None:
     folder = tmp_path / "translations"
-    plain = play()
+    plain = episode_text(GAME, plan=True)  # in this process, with its memos and no folder
     first = play(str(folder))
     second = play(str(folder))
     assert (first["reads"], first["writes"]) == (0, 2), "the first process translates the game twice and keeps both"
     assert (second["reads"], second["writes"]) == (2, 0), "the next process reads both translations"
     assert len(list(folder.glob("*.pickle"))) == 2
-    assert plain["text"] == first["text"] == second["text"]
+    assert plain == first["text"] == second["text"]
 
 
 def test_an_engine_without_the_plan_translates_a_game_once(tmp_path: Path) -> None:
@@ -120,4 +133,4 @@ def test_a_torn_translation_is_made_again(tmp_path: Path) -> None:
         path.write_bytes(path.read_bytes()[:100])
     again = play(str(folder))
     assert (again["reads"], again["writes"]) == (0, 2)
-    assert again["text"] == play()["text"]
+    assert again["text"] == episode_text(GAME, plan=True)
