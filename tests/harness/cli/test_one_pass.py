@@ -51,7 +51,8 @@ def counted_run(
     (tmp_path / "counting" / "sitecustomize.py").write_text(COUNTING)
     counts = tmp_path / "counts.jsonl"
     command = [
-        *(sys.executable, str(ROOT / "run.py"), *(["-m"] if sweep else []), "progress=false", "model=openai-compatible"),
+        *(sys.executable, str(ROOT / "run.py"), *(["-m"] if sweep else []), "progress=false", "report.plots=false"),
+        "model=openai-compatible",
         *("model.model=served-a", f"model.base_url={server.base_url}", "llm.cache.mode=off", "env.set=null"),
         *(f"env.games=[{GAME}]", "experiment.trials=1", *overrides),
     ]
