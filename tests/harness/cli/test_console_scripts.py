@@ -57,7 +57,8 @@ def test_reflexion_run_refuses_a_typo_with_one_sentence(tmp_path: Path) -> None:
 def test_reflexion_run_replays_the_main_job_from_another_directory(tmp_path: Path) -> None:
     result = run_script(
         "reflexion-run",
-        *("progress=false", "llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}", "llm.n_threads=1"),
+        *("progress=false", "report.plots=false", "llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}"),
+        "llm.n_threads=1",
         "hydra.run.dir=run",
         cwd=tmp_path,
     )

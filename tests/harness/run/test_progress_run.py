@@ -112,7 +112,7 @@ def test_on_a_terminal_a_bar_shows_rate_eta_and_the_step_and_the_log_lines_stay_
 @pytest.mark.slow
 def test_a_stop_signal_ends_the_line_thread_before_the_run_s_last_line(run_dir: Path) -> None:
     gated = ("experiment=five_conditions_demo", "strategy=[gated]", "experiment.max_concurrency=2")
-    cache = ("llm.cache.mode=replay", f"llm.cache.path={FIVE_CONDITIONS_CACHE}")
+    cache = ("llm.cache.mode=replay", f"llm.cache.path={FIVE_CONDITIONS_CACHE}", "report.plots=false")
     process = subprocess.Popen(
         [sys.executable, str(ROOT / "run.py"), *gated, *cache, "progress_interval_s=0.01", f"hydra.run.dir={run_dir}"],
         cwd=ROOT,
