@@ -30,7 +30,8 @@ pytestmark = pytest.mark.slow
 
 
 def report(*args: str | Path) -> Outcome:
-    return run_module("harness.cli.report", *map(str, args))
+    """`reflexion-report` without PNGs: these tests read its tables."""
+    return run_module("harness.cli.report", *map(str, args), "--no-plots")
 
 
 @pytest.fixture(scope="module")

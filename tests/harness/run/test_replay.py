@@ -113,7 +113,7 @@ def test_a_sweep_over_strategies_lands_one_job_per_strategy(tmp_path: Path) -> N
     assert all(r.memory == [] and r.reflection is None for r in no_memory)
     # Each job wrote its own report; one command combines the sweep's jobs into one.
     assert all((job / "report.md").is_file() for job in jobs)
-    combined = run_module("harness.cli.report", *map(str, jobs), "--out", str(sweep_dir))
+    combined = run_module("harness.cli.report", *map(str, jobs), "--out", str(sweep_dir), "--no-plots")
     assert combined.returncode == 0, combined.stderr
     table = (sweep_dir / "report.md").read_text().split("## Conditions", 1)[1]
     assert "| self_diagnosis |" in table and "| no_memory |" in table
