@@ -55,7 +55,7 @@ def write_plain_run(run_dir: Path) -> Path:
     """pages.py's small run (four trials of MUG, the last won, metrics.json), finished, with its report."""
     write_small_run(run_dir)
     write_manifest(run_dir, manifest(["self_diagnosis"], [MUG], 4, "finished"))
-    write_report([run_dir], run_dir)
+    write_report([run_dir], run_dir, plots=False)  # the index links a run's report, never its pictures
     return run_dir
 
 
@@ -80,7 +80,7 @@ def write_sweep(sweep_dir: Path) -> Path:
         write_manifest(job_dir, job_manifest)
         overrides = [f"strategy={condition}"]
         jobs.append(SweepJob(num=num, overrides=overrides, directory=job_dir, config=job_manifest.config))
-    write_sweep_report(jobs, sweep_dir)
+    write_sweep_report(jobs, sweep_dir, plots=False)
     return sweep_dir
 
 
