@@ -4,12 +4,12 @@ each input, and one copy that copied what is never changed.
 textworld's PddlEnv builds a `PddlState` in `load` and again in `reset`, and each one runs fast_downward's
 PDDL-to-SAS translation of the game twice (plain, and optimized for replanning): four translations of the same
 text per reset, three quarters of its time. `load` also parses the game's grammar document (its actions and text
-rules) with tatsu, a tenth of a second every reset of the same game. textworld's text generation parses every template it derives
-(an action's command, its feedback rule) with tatsu, and every condition in them with textworld.logic's tatsu
-grammar, at every step, though a run uses a few dozen templates. These results depend on their text arguments
-only, so the first result is reused: translations and the grammar document for the reset after `load` and every
-later trial of the same game, parses for every step after the first. And textgen deep-copies a context's variables and mapping for every
-symbol it derives, though it only adds entries to them (see `copy_context_keeping_values`).
+rules) with tatsu: 25 ms of a later reset's 44. textworld's text generation parses every template it derives (an
+action's command, its feedback rule) with tatsu, and every condition in them with textworld.logic's tatsu grammar,
+at every step, though a run uses a few dozen templates. These results depend on their text arguments only, so the
+first result is reused: translations and the grammar document for the reset after `load` and every later trial of
+the same game, parses for every step after the first. And textgen deep-copies a context's variables and mapping for
+every symbol it derives, though it only adds entries to them (see `copy_context_keeping_values`).
 
 A game's first reset in a process still translates it. With a translations folder configured
 (`env.translation_cache`), each translation is also kept on disk, keyed by the texts and the translator's
@@ -166,5 +166,7 @@ def install_memos() -> dict[str, Any]:
             pddl_logic._parse_and_convert = game_grammar
             textworld.logic._parse_and_convert = logic_parse
             textgen.copy_context = copy_context_keeping_values
-            _installed.update(translation=translation, parse=parse, game_grammar=game_grammar, logic_parse=logic_parse)
+            _installed.update(
+                translation=translation, parse=parse, game_grammar=game_grammar, logic_parse=logic_parse
+            )
     return dict(_installed)

@@ -52,7 +52,8 @@ def user_processes(uid: int) -> dict[int, dict[str, str]]:
             start = status.find(b"\nUid:") + len(b"\nUid:")
             if int(status[start:].split(maxsplit=1)[0]) == uid:
                 lines = status.decode(errors="replace").splitlines()
-                processes[int(entry.name)] = {key: value.strip() for key, _, value in (line.partition(":") for line in lines)}
+                fields = (line.partition(":") for line in lines)
+                processes[int(entry.name)] = {key: value.strip() for key, _, value in fields}
     return processes
 
 

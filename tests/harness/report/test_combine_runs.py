@@ -141,7 +141,8 @@ def test_runs_measured_at_other_thresholds_are_rows_of_their_own(
     manifest.config["metrics"] = {"similarity_threshold": 0.3, "frozen_threshold": 0.2}
     write_manifest(second, manifest)
     out = tmp_path / "out"
-    result = run_module("harness.cli.report", str(first), str(second), "--out", str(out), "--format", "md,csv", "--no-plots")
+    arguments = (str(first), str(second), "--out", str(out), "--format", "md,csv", "--no-plots")
+    result = run_module("harness.cli.report", *arguments)
     assert result.returncode == 0, result.stderr
     report = (out / REPORT_FILE).read_text()
     labels = {

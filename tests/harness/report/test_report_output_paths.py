@@ -47,7 +47,8 @@ def run_dir(tmp_path: Path) -> Path:
 
 def report(run: Path, plots: bool = False) -> None:
     """The report in every format; its PNGs only when the output under test is one (drawing them takes seconds)."""
-    result = run_module("harness.cli.report", str(run), "--format", "md,html,csv,latex", *([] if plots else ["--no-plots"]))
+    plots_flag = [] if plots else ["--no-plots"]
+    result = run_module("harness.cli.report", str(run), "--format", "md,html,csv,latex", *plots_flag)
     assert result.returncode == 0, result.stderr
 
 

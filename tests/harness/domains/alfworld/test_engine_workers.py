@@ -88,12 +88,17 @@ def test_no_worker_outlives_an_interrupted_run(tmp_path: Path) -> None:
     assert worker_pids(process.pid) == []
 
 
-@pytest.mark.parametrize(("strategies", "on_workers"), [("[self_diagnosis]", False), ("[self_diagnosis,no_memory]", True)])
-def test_engine_processes_start_only_where_episodes_can_overlap(tmp_path: Path, strategies: str, on_workers: bool) -> None:
+@pytest.mark.parametrize(
+    ("strategies", "on_workers"), [("[self_diagnosis]", False), ("[self_diagnosis,no_memory]", True)]
+)
+def test_engine_processes_start_only_where_episodes_can_overlap(
+    tmp_path: Path, strategies: str, on_workers: bool
+) -> None:
     """With engine_workers at its per-core default, one game of one condition plays in the run's own process however
     high max_concurrency is (its episodes never overlap, and a worker costs its start); two conditions overlap."""
     overrides = [o for o in RUN if not o.startswith(("strategy=", "env.engine_workers="))]
-    result = run_cli(*overrides, f"strategy={strategies}", "env.first_n=1", "experiment.trials=1", f"hydra.run.dir={tmp_path}")
+    one_game = ("env.first_n=1", "experiment.trials=1", f"hydra.run.dir={tmp_path}")
+    result = run_cli(*overrides, f"strategy={strategies}", *one_game)
     assert result.returncode == 0, result.stderr
     records = read_trials(tmp_path)
     assert len(records) == strategies.count(",") + 1
