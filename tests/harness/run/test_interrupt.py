@@ -1,6 +1,12 @@
 """Ctrl-C and SIGTERM stop a real run at once: no further trial starts, the running ones get a short grace and are
 recorded, the gate store is not written for any trial left unrecorded, the run ends with one line and its
-manifest says interrupted; the same command then completes it as if it had never stopped."""
+manifest says interrupted; the same command then completes it as if it had never stopped.
+
+The runs play two pairs at once with the engine in their own process, except where the signal goes to the whole
+process group as a terminal sends it (a second signal): there the engine workers are started, as the default
+configuration starts them, since they receive it too. Where the engine runs changes no record
+(tests/harness/run/test_replay_concurrency.py), and a worker's own stop is tests/harness/domains/alfworld/
+test_engine_workers.py's."""
 
 from __future__ import annotations
 
@@ -28,18 +34,21 @@ SLACK_S = 4.0  # writing the manifest and leaving the interpreter, on a loaded m
 pytestmark = pytest.mark.slow
 
 
-def arguments(run_dir: Path) -> list[str]:
+def arguments(run_dir: Path, workers: bool) -> list[str]:
+    """The gated replay; without `workers`, its engine in the run's own process (a signal reaches the run, never its
+    workers, unless it is sent to the whole group: only the second-signal tests do, and they keep the workers)."""
     replay = ("llm.cache.mode=replay", f"llm.cache.path={CACHE}", "progress=false", "report.plots=false")
-    return [*GATED, *replay, f"hydra.run.dir={run_dir}"]
+    engine = () if workers else ("env.engine_workers=1",)
+    return [*GATED, *replay, *engine, f"hydra.run.dir={run_dir}"]
 
 
-def command(run_dir: Path) -> list[str]:
-    return [sys.executable, str(ROOT / "run.py"), *arguments(run_dir)]
+def command(run_dir: Path, workers: bool = False) -> list[str]:
+    return [sys.executable, str(ROOT / "run.py"), *arguments(run_dir, workers)]
 
 
-def resume(run_dir: Path) -> Outcome:
+def resume(run_dir: Path, workers: bool = False) -> Outcome:
     """The same command again, in this process: only the stop needs a process of its own."""
-    return run_in_process(*arguments(run_dir))
+    return run_in_process(*arguments(run_dir, workers))
 
 
 def lines(run_dir: Path) -> int:
@@ -188,7 +197,7 @@ def test_a_second_signal_stops_at_once_with_its_own_exit_code_and_no_traceback(
     the memory it first read)."""
     run_dir = tmp_path / "run"
     process = subprocess.Popen(
-        command(run_dir), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        command(run_dir, workers=True), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=in_its_own_terminal_group,
     )
     deadline = time.monotonic() + 600
@@ -203,7 +212,7 @@ def test_a_second_signal_stops_at_once_with_its_own_exit_code_and_no_traceback(
     assert process.returncode == 128 + stop_signal.value, stderr
     assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
     assert (run_dir / "trials.jsonl").read_bytes().endswith(b"\n")
-    resumed = resume(run_dir)
+    resumed = resume(run_dir, workers=True)
     assert resumed.returncode == 0, resumed.stderr
     keys = [r.key for r in read_trials(run_dir)]
     assert len(keys) == len(set(keys)) and read_manifest(run_dir).status == "finished"
