@@ -11,7 +11,7 @@ import pytest
 
 from harness.records import read_trials
 from tests.in_process import run_module
-from tests.runner import REPLAY_CACHE, run_cli
+from tests.runner import REPLAY_CACHE, quiet, run_cli
 
 # script -> the module whose `python -m` it stands for
 SCRIPTS = {
@@ -57,8 +57,7 @@ def test_reflexion_run_refuses_a_typo_with_one_sentence(tmp_path: Path) -> None:
 def test_reflexion_run_replays_the_main_job_from_another_directory(tmp_path: Path) -> None:
     result = run_script(
         "reflexion-run",
-        *("progress=false", "report.plots=false", "llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}"),
-        "llm.n_threads=1",
+        *quiet("llm.cache.mode=replay", f"llm.cache.path={REPLAY_CACHE}", "llm.n_threads=1"),
         "hydra.run.dir=run",
         cwd=tmp_path,
     )

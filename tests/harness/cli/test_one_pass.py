@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner import ROOT
+from tests.runner import ROOT, quiet
 from tests.scripted_server import ScriptedServer
 
 GAME = "pick_and_place_simple-Mug-None-Desk-308/trial_T20190908_125200_737896"
@@ -51,10 +51,9 @@ def counted_run(
     (tmp_path / "counting" / "sitecustomize.py").write_text(COUNTING)
     counts = tmp_path / "counts.jsonl"
     command = [
-        *(sys.executable, str(ROOT / "run.py"), *(["-m"] if sweep else []), "progress=false", "report.plots=false"),
-        "model=openai-compatible",
-        *("model.model=served-a", f"model.base_url={server.base_url}", "llm.cache.mode=off", "env.set=null"),
-        *(f"env.games=[{GAME}]", "experiment.trials=1", *overrides),
+        *(sys.executable, str(ROOT / "run.py"), *(["-m"] if sweep else [])),
+        *quiet("model=openai-compatible", "model.model=served-a", f"model.base_url={server.base_url}"),
+        *("llm.cache.mode=off", "env.set=null", f"env.games=[{GAME}]", "experiment.trials=1", *overrides),
     ]
     path = os.pathsep.join([str(tmp_path / "counting"), str(ROOT)])
     env = {**os.environ, "OPENAI_API_KEY": "none", "HARNESS_COUNTS": str(counts), "PYTHONPATH": path}
