@@ -21,6 +21,7 @@ from harness.metrics.figures import PAIRED, Chain
 from harness.metrics.thresholds import Thresholds
 from harness.metrics.intervals import CONFIDENCE
 from harness.metrics.paired import ALPHA, PairedDifference, holm_or_none, paired_difference
+from harness.metrics.paired_proportions import MIN_TASKS_FOR_BINARY_INTERVAL
 from harness.metrics.sign_flip import MIN_TASKS_FOR_INTERVAL, N_RESAMPLES, SEED
 from harness.records import TrialRecord
 
@@ -66,6 +67,9 @@ class Effects(BaseModel):
     alpha: float = Field(ALPHA, description="Significance level applied to p_holm.")
     confidence_level: float = Field(CONFIDENCE, description="Coverage of the interval.")
     min_tasks_for_interval: int = Field(MIN_TASKS_FOR_INTERVAL, description="Fewest paired tasks given an interval.")
+    min_tasks_for_binary_interval: int = Field(
+        MIN_TASKS_FOR_BINARY_INTERVAL, description="Fewest paired tasks given an interval on solved under McNemar's test."
+    )
     n_resamples: int = Field(N_RESAMPLES, description="Random sign patterns, when all of them are too many.")
     seed: int = Field(SEED, description="Seed of the random sign patterns.")
     similarity_threshold: float = Field(SIMILARITY_THRESHOLD, description="The RRR threshold used per chain.")

@@ -1,5 +1,6 @@
 """Paired tests of two conditions over the same tasks: McNemar's exact test on solved, the paired permutation test on
-per-task values, the mean paired difference with the interval that inverts the permutation test, and Holm.
+per-task values, the mean paired difference with the interval that inverts the permutation test (on solved, joined
+with Tango's score interval: harness.metrics.paired_proportions), and Holm.
 
 Pure functions over per-task values ({task_id: value}); pairing is by task id. A task on one side only, or whose
 value is undefined (None or NaN) on either side, is dropped and counted, never imputed.
@@ -24,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.metrics.fisher import holm
 from harness.metrics.intervals import CONFIDENCE
+from harness.metrics.paired_proportions import MIN_TASKS_FOR_BINARY_INTERVAL, score_interval
 from harness.metrics.sign_flip import (
     MIN_TASKS_FOR_INTERVAL,
     N_RESAMPLES,
@@ -42,8 +44,9 @@ to rounding (1.5e-17), far below the smallest nonzero sum shares can make."""
 
 PairedTestName = Literal["mcnemar_exact", "paired_permutation"]
 NoInterval = Literal["too few tasks", "tasks alike"]
-"""Why a difference has no interval: fewer than MIN_TASKS_FOR_INTERVAL paired tasks; or every task's difference the
-same on a measure without known bounds (with bounds, `alike_interval` gives one)."""
+"""Why a difference has no interval: fewer paired tasks than the floor (MIN_TASKS_FOR_INTERVAL, or on solved with
+McNemar's test MIN_TASKS_FOR_BINARY_INTERVAL); or every task's difference the same on a measure without known bounds
+(with bounds, `alike_interval` gives one)."""
 
 TEST_NOTES: dict[PairedTestName, str] = {
     "mcnemar_exact": "McNemar's exact test (two-sided binomial test of the discordant tasks at 1/2)",
@@ -63,8 +66,8 @@ class PairedDifference(BaseModel):
     condition_mean: float | None = Field(description="Mean of the condition's per-task values over the paired tasks.")
     difference: float | None = Field(description="Mean of (condition - control) over the paired tasks.")
     ci_low: float | None = Field(
-        description="The interval of `difference` that inverts the permutation test (or, every difference alike, "
-        "an exact bound); None with `no_interval`."
+        description="The interval of `difference` that inverts the permutation test (with McNemar's test, joined "
+        "with Tango's score interval; every difference alike, an exact bound); None with `no_interval`."
     )
     ci_high: float | None = Field(description="Upper end of the same interval.")
     no_interval: NoInterval | None = Field(None, description="Why there is no interval; None when there is one.")
@@ -121,11 +124,15 @@ def difference_interval(
     confidence: float = CONFIDENCE,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
+    binary: bool = False,
 ) -> tuple[tuple[float, float] | None, NoInterval | None]:
-    """The interval of the mean difference, or None and why: below MIN_TASKS_FOR_INTERVAL tasks, none; every
-    difference alike, the exact bound of `alike_interval` where the differences' `bounds` are known; otherwise the
-    sign-flip interval (harness.metrics.sign_flip)."""
-    low, high, why = difference_intervals(np.asarray([differences], dtype=float), bounds, confidence, n_resamples, seed)
+    """The interval of the mean difference, or None and why: below the floor (MIN_TASKS_FOR_INTERVAL tasks, or
+    MIN_TASKS_FOR_BINARY_INTERVAL for `binary` differences of 0-or-1 values), none; every difference alike, the exact
+    bound of `alike_interval` where the differences' `bounds` are known; otherwise the sign-flip interval
+    (harness.metrics.sign_flip), for `binary` differences joined with Tango's score interval."""
+    low, high, why = difference_intervals(
+        np.asarray([differences], dtype=float), bounds, confidence, n_resamples, seed, binary=binary
+    )
     if why[0] is not None:
         return None, why[0]
     return (float(low[0]), float(high[0])), None
@@ -137,15 +144,19 @@ def difference_intervals(
     confidence: float = CONFIDENCE,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
-    min_tasks: int = MIN_TASKS_FOR_INTERVAL,
+    min_tasks: int | None = None,
+    binary: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, list[NoInterval | None]]:
     """`difference_interval` of each row of `studies` (one study's differences per row), at once: the lower and
-    upper ends (NaN where none) and why there is none (None where there is one). `min_tasks`: the floor (lowered
-    only to measure what the interval would cover below it: benchmarks/interval_coverage.py)."""
+    upper ends (NaN where none) and why there is none (None where there is one). `binary`: differences of 0-or-1
+    values (McNemar's case), whose interval also holds Tango's. `min_tasks`: the floor, by default
+    MIN_TASKS_FOR_BINARY_INTERVAL or MIN_TASKS_FOR_INTERVAL (lowered only to measure what the interval would cover
+    below it: benchmarks/interval_coverage.py)."""
     count, tasks = studies.shape
     low, high = np.full(count, np.nan), np.full(count, np.nan)
     why: list[NoInterval | None] = ["too few tasks"] * count
-    if tasks < min_tasks:
+    floor = min_tasks if min_tasks is not None else MIN_TASKS_FOR_BINARY_INTERVAL if binary else MIN_TASKS_FOR_INTERVAL
+    if tasks < floor:
         return low, high, why
     alike = np.ptp(studies, axis=1) == 0
     varied = np.flatnonzero(~alike)
@@ -161,7 +172,28 @@ def difference_intervals(
         else:
             low[i], high[i] = alike_interval(float(studies[i, 0]), tasks, bounds, confidence)
             why[i] = None
+    if binary:
+        _join_score_intervals(studies[varied], varied, low, high, confidence)
     return low, high, why
+
+
+def _join_score_intervals(
+    studies: np.ndarray, rows: np.ndarray, low: np.ndarray, high: np.ndarray, confidence: float
+) -> None:
+    """Widen the sign-flip interval of each of `studies` (0-or-1 differences; at `rows` of `low` and `high`) to hold
+    Tango's score interval too, in place.
+
+    Both hold the observed difference, so their union is an interval. It covers at least as often as Tango's, which
+    stays near its level where a large effect sits near a bound and the sign-flip interval does not; and it holds 0
+    exactly when the sign-flip one does, that is when the sign flips' p (McNemar's exact p, where every pattern is
+    enumerated) is above alpha: Tango's holds 0 only where McNemar's asymptotic test keeps it, which the exact test
+    keeps too (every table of 10 to 13 tasks: tests/harness/metrics/test_paired_proportions.py). Differences all
+    alike keep their exact bound."""
+    tasks = studies.shape[1]
+    for row, differences in zip(rows, studies):
+        gained, lost = int(np.sum(differences == 1.0)), int(np.sum(differences == -1.0))
+        score_low, score_high = score_interval(gained, lost, tasks, confidence)
+        low[row], high[row] = min(low[row], score_low), max(high[row], score_high)
 
 
 def _is_binary(values: Sequence[float]) -> bool:
@@ -200,7 +232,7 @@ def paired_difference(
     else:
         p = paired_permutation_p(differences, n_resamples, seed)
     spread = None if bounds is None else (bounds[0] - bounds[1], bounds[1] - bounds[0])
-    interval, no_interval = difference_interval(differences, spread, confidence_level, n_resamples, seed)
+    interval, no_interval = difference_interval(differences, spread, confidence_level, n_resamples, seed, mcnemar)
     return PairedDifference(
         n=len(tasks),
         dropped=dropped,

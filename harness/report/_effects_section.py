@@ -24,8 +24,10 @@ NOTE = (
     "every value is 1 or 0; otherwise the {permutation}, from {resamples} random sign patterns or every one when "
     "there are fewer. Difference: condition minus control, mean over tasks, with its {level:.0%} interval: the "
     "shifts of the differences the permutation test keeps (its sign patterns, seed {seed}), so it holds 0 exactly "
-    "when the permutation test's p is above alpha; none below {min_tasks} tasks, where it covers less than its "
-    "level (too few tasks); where every difference is alike, an exact bound (how rarely every task would agree). "
+    "when the permutation test's p is above alpha; on solved under McNemar's test, widened to hold Tango's score "
+    "interval too (which keeps it near its level where a large effect sits near a bound, and 0 where it was); none "
+    "below {min_tasks} tasks ({min_binary} on solved under McNemar's test), where it covers less than its level (too "
+    "few tasks); where every difference is alike, an exact bound (how rarely every task would agree). "
     "{families} Significant (bold): p (Holm) below alpha {alpha}. "
     "Fisher's table above takes the conditions as independent samples and is the one to read only when their tasks "
     "differ.")
@@ -114,6 +116,7 @@ def effects_section(
         resamples=effects.n_resamples,
         level=effects.confidence_level,
         min_tasks=effects.min_tasks_for_interval,
+        min_binary=effects.min_tasks_for_binary_interval,
         seed=effects.seed,
         alpha=effects.alpha,
         families=families(effects),

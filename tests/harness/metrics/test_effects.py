@@ -71,21 +71,21 @@ def planted_run(tasks: int = 12) -> list[TrialRecord]:
 
 
 def test_a_planted_difference_is_found_and_an_equal_condition_is_not() -> None:
-    result = effects(planted_run())
+    result = effects(planted_run(15))
     rows = {(row.measure, row.condition): row for row in result.rows}
     measures = ("solved", "trials_to_win", "rrr", "rrr_matched")
     assert set(rows) == {(measure, condition) for measure in measures for condition in ("better", "same")}
     solved = rows[("solved", "better")]
-    assert (solved.n, solved.test, solved.discordant, solved.difference) == (12, "mcnemar_exact", (12, 0), 1.0)
-    assert solved.p == pytest.approx(2 / 2**12)
-    assert solved.p_holm == pytest.approx(2 * 2 / 2**12)  # Holm over two conditions: the smallest p times 2
+    assert (solved.n, solved.test, solved.discordant, solved.difference) == (15, "mcnemar_exact", (15, 0), 1.0)
+    assert solved.p == pytest.approx(2 / 2**15)
+    assert solved.p_holm == pytest.approx(2 * 2 / 2**15)  # Holm over two conditions: the smallest p times 2
     assert solved.significant
     assert not rows[("solved", "same")].significant and rows[("solved", "same")].p == 1.0
     rrr = rows[("rrr", "better")]
     assert (rrr.control_mean, rrr.condition_mean, rrr.test) == (1.0, 0.0, "paired_permutation")
-    # Every difference is -1: no spread for the sign flips, so the exact bound of 12 tasks alike (all 12 at -1 is
-    # rarer than 5% unless a task is at -1 with probability 0.05**(1/12) = 0.78 or more): -1.00 to -0.56.
-    assert rrr.significant and (rrr.ci_low, round(rrr.ci_high, 2)) == (-1.0, -0.56)
+    # Every difference is -1: no spread for the sign flips, so the exact bound of 15 tasks alike (all 15 at -1 is
+    # rarer than 5% unless a task is at -1 with probability 0.05**(1/15) = 0.82 or more): -1.00 to -0.64.
+    assert rrr.significant and (rrr.ci_low, round(rrr.ci_high, 2)) == (-1.0, -0.64)
 
 
 def test_with_repeats_a_task_counts_once_and_solved_shares_take_the_permutation_test() -> None:

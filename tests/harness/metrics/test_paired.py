@@ -72,7 +72,7 @@ def test_the_interval_is_withheld_below_its_floor_and_bounded_where_every_differ
 def test_the_interval_is_the_set_of_shifts_the_permutation_test_keeps() -> None:
     rng = np.random.default_rng(3)
     for _ in range(60):
-        n = int(rng.integers(MIN_TASKS_FOR_INTERVAL, 16))
+        n = int(rng.integers(MIN_TASKS_FOR_INTERVAL, MIN_TASKS_FOR_INTERVAL + 3))
         differences = rng.integers(-4, 5, n) / 4
         p = paired_permutation_p(differences)
         interval, why = difference_interval(differences)
