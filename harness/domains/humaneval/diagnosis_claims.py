@@ -20,6 +20,7 @@ import ast
 import re
 from collections.abc import Sequence
 
+from harness.domains.humaneval import code_statements
 from harness.domains.humaneval.diagnosis_trial import FailedCode
 from harness.domains.humaneval.diagnosis_truth import classes_of, input_classes
 from harness.domains.humaneval.failures import TIME_LIMIT, WRONG_RESULT, named_types
@@ -27,7 +28,7 @@ from harness.domains.humaneval.hidden_tests import TestOutcome, failed_internal_
 from harness.domains.normalized_text import NormalizedText, normalize_text
 from harness.records.diagnosis import Claim, ReflectionClaims
 
-RULE = "humaneval-claims/2"
+RULE = "humaneval-claims/3"
 
 CAUSE_PATTERNS: dict[str, tuple[str, ...]] = {
     "wrong_internal_test": (
@@ -80,6 +81,7 @@ _OUTPUT_RE = re.compile(
     r"for this)))\s+`?(\"[^\"]*\"|'[^']*'|\[[^\]]*\]|-?\d+(?:\.\d+)?|True|False|None)`?",
     re.IGNORECASE,
 )
+_EXAMPLE_RE = re.compile(r"\b(?:here is|here's|for example|an example|example of)\b", re.IGNORECASE)
 _HANG_RE = re.compile(r"infinite loop|never (?:terminates|ends|stops|finishes)|\btim(?:es|ed)? ?out\b", re.IGNORECASE)
 _CODE_RE = re.compile(r"`([^`\n]+)`")
 _CODELIKE_RE = re.compile(r"\b(?:return|if|for|while|lambda|def|import)\b|[=<>+*/%]|\w -\w")
@@ -251,6 +253,8 @@ def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
                                  "showed", confabulated=True))  # fmt: skip
     if "TIMEOUT" not in code.feedback:
         for m in _HANG_RE.finditer(text):
+            if _EXAMPLE_RE.search(_sentence(text, m.start(), m.end())):
+                continue  # a hang in code the reflection offers as an example, not one it says the attempt had
             claims.append(_claim(norm, m.start(), m.end(), kind="test_output", means="a hang the run never had",
                                  confabulated=True))  # fmt: skip
     implementation = _collapsed(code.implementation)
@@ -280,6 +284,18 @@ def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
         if said and not said & failed_classes:
             claims.append(_claim(norm, m.start(), m.end(), kind="test_output", means="a failed test the feedback "
                                  "does not list", confabulated=True))  # fmt: skip
+    statements = [
+        *(("line", span) for span in code_statements.constructs(text, norm.text, code.implementation)),
+        *(("line", span) for span in code_statements.names(text, norm.text, code.implementation)),
+        *(("line", span) for span in code_statements.quoted_lines(norm.text, code.implementation)),
+        *(("test_output", span) for span in code_statements.narrated_tests(text, norm.text, code.feedback,
+                                                                            failed_classes)),
+    ]  # fmt: skip
+    taken = {(claim.start, claim.end) for claim in claims}
+    for kind, (start, end, means) in statements:
+        claim = _claim(norm, start, end, kind=kind, means=means, confabulated=True)
+        if (claim.start, claim.end) not in taken:
+            claims.append(claim)
     return claims
 
 

@@ -1,0 +1,50 @@
+"""Version 3 of HumanEval's confabulation claims on planted cases, each said both ways: a statement about the attempt's
+code that the code does not hold is confabulated, the same statement where the code holds it, or where the reflection
+proposes or supposes it, or speaks of code it offers, is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from envs.humaneval import load_problems
+from harness.domains.humaneval.diagnosis_claims import reflection_claims
+from harness.domains.humaneval.diagnosis_trial import FailedCode
+
+PROBLEM = {problem.task_id: problem for problem in load_problems()}["HumanEval/2"]  # truncate_number(number)
+FOR_LOOP = "def truncate_number(number: float) -> float:\n    for digit in str(number):\n        pass\n    return number - int(number)\n"
+WHILE_LOOP = "def truncate_number(number: float) -> float:\n    while number >= 1:\n        number -= 1\n    return number\n"
+FEEDBACK = "Tested passed:\n\nTests failed:\nassert truncate_number(3.5) == 0.5 # output: 0.0"
+
+
+def confabulated(reflection: str, implementation: str = FOR_LOOP, feedback: str = FEEDBACK) -> list[str]:
+    code = FailedCode(PROBLEM, implementation, feedback, (), ())
+    return [claim.means for claim in reflection_claims(code, reflection).claims if claim.confabulated]
+
+
+@pytest.mark.parametrize(
+    ("reflection", "implementation", "expected"),
+    [
+        ("The implementation uses a while loop to strip the integer part.", FOR_LOOP, True),
+        ("The implementation uses a while loop to strip the integer part.", WHILE_LOOP, False),
+        ("The implementation should use a while loop to strip the integer part.", FOR_LOOP, False),
+        ("```python\ndef f(n):\n    return n\n```\nIt uses a while loop, which is faster.", FOR_LOOP, False),
+        ("The original code uses a ternary operator for the sign.", FOR_LOOP, True),
+        ("The implementation attempts to access the `left` attribute of the number.", FOR_LOOP, True),
+        ("The implementation attempts to access the `digit` variable too early.", FOR_LOOP, False),
+        ("The variable 'number' was not defined anywhere in the implementation.", FOR_LOOP, True),
+        ("The variable 'fraction' was not defined anywhere in the implementation.", FOR_LOOP, False),
+        ('At line 4 of the implementation: "return number - int(number)" the sign is lost.', FOR_LOOP, False),
+        ('At line 4 of the implementation: "return number - round(number)" the sign is lost.', FOR_LOOP, True),
+        ("In this case, the function is called 4 times and each time returns 1.", FOR_LOOP, True),
+        ("The test result was:\n```python\nassert truncate_number(2.25) == 0.25\n```", FOR_LOOP, True),
+        ("The test result was:\n```python\nassert truncate_number(3.5) == 0.5\n```", FOR_LOOP, False),
+        ("In the provided unit test, an empty string is tested, but the function returns 0.", FOR_LOOP, True),
+        ("Here is a bit of code with an infinite loop:\n```python\nwhile True:\n    pass\n```", FOR_LOOP, False),
+        ("The loop never terminates, so the test times out.", FOR_LOOP, True),
+    ],
+)
+def test_a_statement_about_the_code_is_confabulated_only_where_the_code_does_not_hold_it(
+    reflection: str, implementation: str, expected: bool
+) -> None:
+    found = confabulated(reflection, implementation)
+    assert bool(found) is expected, found
