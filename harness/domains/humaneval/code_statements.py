@@ -62,7 +62,11 @@ NARRATED_REACH = 400
 """Characters after "the test result was" where the test it narrates is written."""
 _TESTED_RE = re.compile(r"\b(?:an? |the )?(empty (?:string|list)|negative numbers?|zero) (?:is|was|were) tested\b",
                         re.IGNORECASE)  # fmt: skip
-_SUPPOSING_RE = re.compile(r"\b(?:should|must|would|could|need to|needs to|NEW PLAN|if we|instead of)\b", re.IGNORECASE)
+_SUPPOSING_RE = re.compile(
+    r"\b(?:should|must|would|could|need to|needs to|NEW PLAN|if we|instead of|we can|can be|to fix|to overcome)\b",
+    re.IGNORECASE,
+)
+_APPLIED_RE = re.compile(rf"\b(?:applied to|called on|passed to) (?:an? |the )?{_NAME}", re.IGNORECASE)
 
 
 def _sentence(text: str, start: int, end: int) -> str:
@@ -121,6 +125,9 @@ def names(text: str, full: str, implementation: str) -> list[Span]:
         sentence = _sentence(text, m.start(), m.end())
         about_code = re.search(rf"\b{_SUBJECT}\b", sentence, re.IGNORECASE) is not None and _about_attempt(full, text, m)
         if about_code and m.group(1) not in written and _stated(text, m) and "test" not in sentence.lower():
+            found.append((m.start(1), m.end(1), f"{m.group(1)}, which the implementation never writes"))
+    for m in _APPLIED_RE.finditer(text):
+        if m.group(1) not in written and _stated(text, m) and _about_attempt(full, text, m):
             found.append((m.start(1), m.end(1), f"{m.group(1)}, which the implementation never writes"))
     defined = _defined_names(code)
     for m in _UNDEFINED_RE.finditer(text):

@@ -28,7 +28,7 @@ from harness.domains.humaneval.hidden_tests import TestOutcome, failed_internal_
 from harness.domains.normalized_text import NormalizedText, normalize_text
 from harness.records.diagnosis import Claim, ReflectionClaims
 
-RULE = "humaneval-claims/3"
+RULE = "humaneval-claims/4"
 
 CAUSE_PATTERNS: dict[str, tuple[str, ...]] = {
     "wrong_internal_test": (
@@ -93,6 +93,20 @@ _FAILURE_RE = re.compile(
 )
 """A sentence that speaks of a failure: an input class it names is a case the code gets wrong."""
 _HYPOTHETICAL_RE = re.compile(r"\b(?:should|must|would|could|can|need to|NEW PLAN)\b", re.IGNORECASE)
+_PROPOSING_RE = re.compile(r"\b(?:should|need to|needs to|NEW PLAN|we can|to fix|to overcome)\b", re.IGNORECASE)
+"""A sentence that proposes: an exception type named in it is a plan, not a cause ("would raise a ValueError" and
+a message's "must have" still name one)."""
+_AVOIDED_RE = re.compile(r"\b(?:avoid\w*|prevent\w*|without|no|not|never)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
+_CLAIMED_FAILURE_RE = re.compile(r"\bfail(?:ed|s)? (?:the |a |its |all )?(?:unit |internal )?tests?\b", re.IGNORECASE)
+_ALWAYS_RE = re.compile(
+    r"\b(?:sum|result|output|return value|function)\s+(?:is|will be|returns|would be) always\s+`?(-?\d+(?:\.\d+)?|True|"
+    r"False|None|\[\])`?",
+    re.IGNORECASE,
+)
+_LITERAL_RE = re.compile(r"\b(?:is|are|of|equals?|=)\s+(\[[^\]\n]*\]|'[^'\n]+'|\"[^\"\n]+\")")
+"""An input a sentence gives a value ("where the date is '06/04/2020'"), not a word it quotes ("no attribute 'left'")."""
+LITERAL_PREFIX = 12
+"""A long quoted input counts as the failed test's when its first characters are: a copying slip is no other test."""
 _ABOUT_ASSERTS_RE = re.compile(r"\bassert(?:ion)?s?\b(?! \w+\()|\btest suite\b|\bunittest\b", re.IGNORECASE)
 _MESSAGES: dict[str, tuple[str, ...]] = {
     "NameError": ("is not defined",),
@@ -122,7 +136,10 @@ _CODE_LINE_RE = re.compile(r"(?:return|if|elif|else|for|while|def|raise|import|f
 _STATEMENT_RE = re.compile(r"\b(?:while|if|for|elif)\s+[^.\n`]*?(?:<=|>=|==|!=|<|>|\+|-|\[)[^.\n`]*?:(?=\s|$)")
 _FAILED_STEP_RE = re.compile(r"^FAILED STEP:.*$", re.MULTILINE)
 _NEW_PLAN_RE = re.compile(r"^NEW PLAN:.*\Z", re.MULTILINE | re.DOTALL)
-_FAILED_TEST_RE = re.compile(r"fail(?:ed|s)? (?:the |a )?test(?: case)?s? (?:where|when|with|for)([^.]*)", re.IGNORECASE)
+_FAILED_TEST_RE = re.compile(
+    r"fail(?:ed|s)? (?:the |a )?test(?: case)?s? (?:where|when|with|for)((?:[^.]|\.(?=\S))*)", re.IGNORECASE
+)
+"""A failed test described (up to the sentence's end: a decimal point is none)."""
 
 
 def _span(norm: NormalizedText, start: int, end: int) -> tuple[int, int, str]:
@@ -200,8 +217,8 @@ def _own_words(text: str) -> str:
 
 def _sentence(text: str, start: int, end: int) -> str:
     """The sentence around text[start:end]."""
-    left = max(text.rfind(mark, 0, start) for mark in (". ", "\n", "; "))
-    rights = [i for i in (text.find(mark, end) for mark in (". ", "\n", "; ")) if i != -1]
+    left = max(text.rfind(mark, 0, start) for mark in (". ", '." ', "\n", "; "))
+    rights = [i for i in (text.find(mark, end) for mark in (". ", '." ', "\n", "; ")) if i != -1]
     return text[left + 1 : min(rights, default=len(text))]
 
 
@@ -219,7 +236,8 @@ def _pointing(code: FailedCode, norm: NormalizedText) -> list[Claim]:
         steps = sorted(n for n, found in classes.items() if found & named)
         claims.append(_claim(norm, start, end, kind="input", means=", ".join(sorted(named)) or "input", steps=steps))
     for kind, m in named_types(_own_words(norm.text)):
-        if kind == WRONG_RESULT or _HYPOTHETICAL_RE.search(_sentence(text, m.start(), m.end())):
+        negated = _AVOIDED_RE.search(text, max(0, m.start() - 30), m.start()) is not None
+        if kind == WRONG_RESULT or negated or _PROPOSING_RE.search(_sentence(text, m.start(), m.end())):
             continue
         if kind == TIME_LIMIT:
             steps = [o.number for o in code.hidden if o.outcome in ("timeout", "stopped")]
@@ -248,7 +266,9 @@ def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
         # Only a type written as one ("ZeroDivisionError"): "a runtime error" is a phrase, not RuntimeError; and not
         # one a sentence on assertions or a test suite of its own describes.
         about_asserts = _ABOUT_ASSERTS_RE.search(_sentence(text, m.start(), m.end())) is not None
-        if kind not in (TIME_LIMIT, WRONG_RESULT) and m.group() == kind and kind not in shown and not about_asserts:
+        avoided = _AVOIDED_RE.search(text, max(0, m.start() - 30), m.start()) is not None
+        if kind not in (TIME_LIMIT, WRONG_RESULT) and m.group() == kind and kind not in shown and not about_asserts \
+                and not avoided:
             claims.append(_claim(norm, m.start(), m.end(), kind="test_output", means=f"{kind}, which the run never "
                                  "showed", confabulated=True))  # fmt: skip
     if "TIMEOUT" not in code.feedback:
@@ -262,6 +282,7 @@ def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
         snippet = _collapsed(m.group(1))
         codelike = len(snippet) >= 4 and _CODELIKE_RE.search(snippet) is not None
         proposed = _PROPOSAL_RE.search(text, max(0, m.start() - 40), m.start()) is not None
+        proposed = proposed or _PROPOSING_RE.search(_sentence(text, m.start(), m.end())) is not None
         if codelike and not proposed and snippet not in implementation and snippet not in _collapsed(code.feedback):
             claims.append(_claim(norm, m.start(1), m.end(1), kind="line", means="code the implementation does "
                                      "not hold", confabulated=True))  # fmt: skip
@@ -284,6 +305,11 @@ def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
         if said and not said & failed_classes:
             claims.append(_claim(norm, m.start(), m.end(), kind="test_output", means="a failed test the feedback "
                                  "does not list", confabulated=True))  # fmt: skip
+    claims += _failed_tests(code, norm, text, internal)
+    for m in _ALWAYS_RE.finditer(text):
+        if m.group(1) not in {o.strip("'\"") for o in outputs}:
+            claims.append(_claim(norm, m.start(), m.end(), kind="test_output", means="an output the feedback never "
+                                 "printed", confabulated=True))  # fmt: skip
     statements = [
         *(("line", span) for span in code_statements.constructs(text, norm.text, code.implementation)),
         *(("line", span) for span in code_statements.names(text, norm.text, code.implementation)),
@@ -296,6 +322,25 @@ def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
         claim = _claim(norm, start, end, kind=kind, means=means, confabulated=True)
         if (claim.start, claim.end) not in taken:
             claims.append(claim)
+    return claims
+
+
+def _failed_tests(code: FailedCode, norm: NormalizedText, text: str, internal: list[tuple[str, str]]) -> list[Claim]:
+    """Tests said to have failed that the feedback does not list as failed: any, where it lists none; one described
+    by an input the failed tests lack (a literal of a passed test, or of no test)."""
+    claims = []
+    failed = " ".join(test for test, _ in internal)
+    if not internal:
+        for m in _CLAIMED_FAILURE_RE.finditer(text):
+            claims.append(_claim(norm, m.start(), m.end(), kind="test_output", means="a failed test where the feedback "
+                                 "lists none", confabulated=True))  # fmt: skip
+        return claims
+    for m in _FAILED_TEST_RE.finditer(text):
+        literals = [_collapsed(found).strip("'\"") for found in _LITERAL_RE.findall(m.group(1))]
+        shown = _collapsed(failed)
+        if literals and not any(literal in shown or literal[:LITERAL_PREFIX] in shown for literal in literals):
+            claims.append(_claim(norm, m.start(), m.end(), kind="test_output", means="a failed test whose input the "
+                                 "failed tests do not have", confabulated=True))  # fmt: skip
     return claims
 
 

@@ -48,3 +48,30 @@ def test_a_statement_about_the_code_is_confabulated_only_where_the_code_does_not
 ) -> None:
     found = confabulated(reflection, implementation)
     assert bool(found) is expected, found
+
+
+PASSED_ONLY = "Tested passed:\nassert truncate_number(2.5) == 0.5\n\nTests failed:\n"
+FAILED_TWO = "Tested passed:\nassert truncate_number(2.5) == 0.5\n\nTests failed:\nassert truncate_number(3.75) == 0.75 # output: 0.0"
+
+
+@pytest.mark.parametrize(
+    ("reflection", "feedback", "expected"),
+    [
+        ("The implementation failed the tests because it rounds the number.", PASSED_ONLY, True),
+        ("The implementation failed the tests because it rounds the number.", FAILED_TWO, False),
+        ("The implementation failed the test case where the input is 2.5 and 0.5 is expected.", FAILED_TWO, False),
+        ("The implementation failed the test case where the input is '2.5x'.", FAILED_TWO, True),
+        ("The implementation failed the test case where the input is '3.75'.", FAILED_TWO, False),
+        ("The loop never ends here, so the sum is always 0.", FAILED_TWO, True),
+        ("The subtraction is off, so the result is always 0.0.", FAILED_TWO, False),
+        ("This is because `int` is being applied to a `Decimal` object.", FAILED_TWO, True),
+        ("This is because the subtraction is being applied to a `number` object.", FAILED_TWO, False),
+        ("It reads the digits one by one, thus avoiding the IndexError.", FAILED_TWO, False),
+        ("It reads the digits one by one, and raises an IndexError.", FAILED_TWO, True),
+    ],
+)
+def test_what_it_says_of_the_tests_and_the_objects_is_held_to_the_feedback_and_the_code(
+    reflection: str, feedback: str, expected: bool
+) -> None:
+    found = confabulated(reflection, FOR_LOOP, feedback)
+    assert bool(found) is expected, found
