@@ -69,19 +69,29 @@ _SUPPOSING_RE = re.compile(
 _APPLIED_RE = re.compile(rf"\b(?:applied to|called on|passed to) (?:an? |the )?{_NAME}", re.IGNORECASE)
 
 
-def _sentence(text: str, start: int, end: int) -> str:
-    left = max(text.rfind(mark, 0, start) for mark in (". ", "\n", "; "))
-    rights = [i for i in (text.find(mark, end) for mark in (". ", "\n", "; ")) if i != -1]
-    return text[left + 1 : min(rights, default=len(text))]
+_SENTENCE_ENDS = (". ", '." ', "\n", "; ")
+
+
+def sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the sentence around text[start:end] starts and ends (a quotation closing it ends it too)."""
+    left = max(text.rfind(mark, 0, start) for mark in _SENTENCE_ENDS)
+    rights = [i for i in (text.find(mark, end) for mark in _SENTENCE_ENDS) if i != -1]
+    return left + 1, min(rights, default=len(text))
+
+
+def sentence(text: str, start: int, end: int) -> str:
+    """The sentence around text[start:end]."""
+    left, right = sentence_bounds(text, start, end)
+    return text[left:right]
 
 
 def _stated(text: str, m: re.Match[str]) -> bool:
-    return _SUPPOSING_RE.search(_sentence(text, m.start(), m.end())) is None
+    return _SUPPOSING_RE.search(sentence(text, m.start(), m.end())) is None
 
 
 def _about_attempt(full: str, text: str, m: re.Match[str]) -> bool:
     """Whether the sentence around `m` speaks of the attempt: it names it, or no code block comes before it."""
-    if _ATTEMPT_RE.search(_sentence(text, m.start(), m.end())):
+    if _ATTEMPT_RE.search(sentence(text, m.start(), m.end())):
         return True
     block = full.find("```")
     return block == -1 or m.start() < block
@@ -122,21 +132,20 @@ def names(text: str, full: str, implementation: str) -> list[Span]:
     written = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
     found = []
     for m in _ACCESS_RE.finditer(text):
-        sentence = _sentence(text, m.start(), m.end())
-        about_code = re.search(rf"\b{_SUBJECT}\b", sentence, re.IGNORECASE) is not None and _about_attempt(full, text, m)
-        if about_code and m.group(1) not in written and _stated(text, m) and "test" not in sentence.lower():
+        said = sentence(text, m.start(), m.end())
+        about_code = re.search(rf"\b{_SUBJECT}\b", said, re.IGNORECASE) is not None and _about_attempt(full, text, m)
+        if about_code and m.group(1) not in written and _stated(text, m) and "test" not in said.lower():
             found.append((m.start(1), m.end(1), f"{m.group(1)}, which the implementation never writes"))
     for m in _APPLIED_RE.finditer(text):
         if m.group(1) not in written and _stated(text, m) and _about_attempt(full, text, m):
             found.append((m.start(1), m.end(1), f"{m.group(1)}, which the implementation never writes"))
     defined = _defined_names(code)
     for m in _UNDEFINED_RE.finditer(text):
-        name = next((g for g in m.groups() if g), None)
-        sentence = _sentence(text, m.start(), m.end())
-        if name is None:
-            before = re.findall(_NAME, sentence[: m.start() - text.rfind(sentence, 0, m.end())])
-            name = before[-1] if before else None
-        if name in defined and _ABOUT_CODE_RE.search(sentence) and _stated(text, m):
+        left, right = sentence_bounds(text, m.start(), m.end())
+        # "without being defined" names no one: the name is the last one quoted before it in its sentence.
+        before = re.findall(_NAME, text[left : m.start()])
+        name = next((g for g in m.groups() if g), before[-1] if before else None)
+        if name in defined and _ABOUT_CODE_RE.search(text[left:right]) and _stated(text, m):
             found.append((m.start(), m.end(), f"{name} undefined, where the implementation defines it"))
     return found
 

@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 
 from harness.domains.humaneval import code_statements
+from harness.domains.humaneval.code_statements import sentence
 from harness.domains.humaneval.diagnosis_trial import FailedCode
 from harness.domains.humaneval.diagnosis_truth import classes_of, input_classes
 from harness.domains.humaneval.failures import TIME_LIMIT, WRONG_RESULT, named_types
@@ -92,7 +93,6 @@ _FAILURE_RE = re.compile(
     re.IGNORECASE,
 )
 """A sentence that speaks of a failure: an input class it names is a case the code gets wrong."""
-_HYPOTHETICAL_RE = re.compile(r"\b(?:should|must|would|could|can|need to|NEW PLAN)\b", re.IGNORECASE)
 _PROPOSING_RE = re.compile(r"\b(?:should|need to|needs to|NEW PLAN|we can|to fix|to overcome)\b", re.IGNORECASE)
 """A sentence that proposes: an exception type named in it is a plan, not a cause ("would raise a ValueError" and
 a message's "must have" still name one)."""
@@ -162,7 +162,7 @@ def named_cause(text: str) -> tuple[str, re.Match[str]] | None:
     found += [
         ("exception", m)
         for kind, m in named_types(text)
-        if kind not in (TIME_LIMIT, WRONG_RESULT) and not _ABOUT_ASSERTS_RE.search(_sentence(text, m.start(), m.end()))
+        if kind not in (TIME_LIMIT, WRONG_RESULT) and not _ABOUT_ASSERTS_RE.search(sentence(text, m.start(), m.end()))
     ]
     return min(found, key=lambda item: item[1].start(), default=None)
 
@@ -215,19 +215,12 @@ def _own_words(text: str) -> str:
     return _blank(_FAILED_STEP_RE, _prose(text))
 
 
-def _sentence(text: str, start: int, end: int) -> str:
-    """The sentence around text[start:end]."""
-    left = max(text.rfind(mark, 0, start) for mark in (". ", '." ', "\n", "; "))
-    rights = [i for i in (text.find(mark, end) for mark in (". ", '." ', "\n", "; ")) if i != -1]
-    return text[left + 1 : min(rights, default=len(text))]
-
-
 def _pointing(code: FailedCode, norm: NormalizedText) -> list[Claim]:
     text, classes = _prose(norm.text), _test_classes(code.hidden)
     claims = []
     for name, pattern in _CLASSES.items():
         for m in pattern.finditer(text):
-            if not _FAILURE_RE.search(_sentence(text, m.start(), m.end())):
+            if not _FAILURE_RE.search(sentence(text, m.start(), m.end())):
                 continue
             steps = sorted(n for n, found in classes.items() if name in found)
             claims.append(_claim(norm, m.start(), m.end(), kind="input", means=name, steps=steps))
@@ -237,7 +230,7 @@ def _pointing(code: FailedCode, norm: NormalizedText) -> list[Claim]:
         claims.append(_claim(norm, start, end, kind="input", means=", ".join(sorted(named)) or "input", steps=steps))
     for kind, m in named_types(_own_words(norm.text)):
         negated = _AVOIDED_RE.search(text, max(0, m.start() - 30), m.start()) is not None
-        if kind == WRONG_RESULT or negated or _PROPOSING_RE.search(_sentence(text, m.start(), m.end())):
+        if kind == WRONG_RESULT or negated or _PROPOSING_RE.search(sentence(text, m.start(), m.end())):
             continue
         if kind == TIME_LIMIT:
             steps = [o.number for o in code.hidden if o.outcome in ("timeout", "stopped")]
@@ -265,7 +258,7 @@ def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
     for kind, m in named_types(text):
         # Only a type written as one ("ZeroDivisionError"): "a runtime error" is a phrase, not RuntimeError; and not
         # one a sentence on assertions or a test suite of its own describes.
-        about_asserts = _ABOUT_ASSERTS_RE.search(_sentence(text, m.start(), m.end())) is not None
+        about_asserts = _ABOUT_ASSERTS_RE.search(sentence(text, m.start(), m.end())) is not None
         avoided = _AVOIDED_RE.search(text, max(0, m.start() - 30), m.start()) is not None
         if kind not in (TIME_LIMIT, WRONG_RESULT) and m.group() == kind and kind not in shown and not about_asserts \
                 and not avoided:
@@ -273,7 +266,7 @@ def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
                                  "showed", confabulated=True))  # fmt: skip
     if "TIMEOUT" not in code.feedback:
         for m in _HANG_RE.finditer(text):
-            if _EXAMPLE_RE.search(_sentence(text, m.start(), m.end())):
+            if _EXAMPLE_RE.search(sentence(text, m.start(), m.end())):
                 continue  # a hang in code the reflection offers as an example, not one it says the attempt had
             claims.append(_claim(norm, m.start(), m.end(), kind="test_output", means="a hang the run never had",
                                  confabulated=True))  # fmt: skip
@@ -282,7 +275,7 @@ def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
         snippet = _collapsed(m.group(1))
         codelike = len(snippet) >= 4 and _CODELIKE_RE.search(snippet) is not None
         proposed = _PROPOSAL_RE.search(text, max(0, m.start() - 40), m.start()) is not None
-        proposed = proposed or _PROPOSING_RE.search(_sentence(text, m.start(), m.end())) is not None
+        proposed = proposed or _PROPOSING_RE.search(sentence(text, m.start(), m.end())) is not None
         if codelike and not proposed and snippet not in implementation and snippet not in _collapsed(code.feedback):
             claims.append(_claim(norm, m.start(1), m.end(1), kind="line", means="code the implementation does "
                                      "not hold", confabulated=True))  # fmt: skip
