@@ -12,9 +12,7 @@ effect sits near a bound (solved 0.7 vs 0.95: benchmarks/interval_coverage.py).
 from __future__ import annotations
 
 import math
-
-from scipy.optimize import brentq
-from scipy.stats import norm
+from statistics import NormalDist
 
 MIN_TASKS_FOR_BINARY_INTERVAL = 10
 """Fewest paired tasks a solved difference (McNemar's case) gets an interval for: from 10 tasks the interval
@@ -43,7 +41,10 @@ def score_interval(gained: int, lost: int, n: int, confidence: float) -> tuple[f
     """The thetas in [-1, 1] whose score test is not rejected at 1 - `confidence`."""
     if not 0 <= gained + lost <= n or min(gained, lost) < 0 or n <= 0:
         raise ValueError(f"gained {gained} and lost {lost} must be counts of the {n} paired tasks.")
-    z = float(norm.ppf(1 - (1 - confidence) / 2))
+    # scipy.optimize is imported here, not with the module: every run's report imports this one, few need the root.
+    from scipy.optimize import brentq
+
+    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
     estimate = (gained - lost) / n
     edge = 1 - 1e-12
 
