@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from envs.humaneval import HumanEvalProblem, load_problems
@@ -52,12 +53,18 @@ def run_evidence(problem: HumanEvalProblem, implementation: str, feedback: str) 
     return FailedCode(problem, implementation, feedback, hidden, tuple(run_on_reference(problem, internal)))
 
 
+@lru_cache(maxsize=256)
+def _trial_evidence(task_id: str, implementation: str, feedback: str) -> FailedCode:
+    # One trial's sandbox runs serve every reflection on it (a bank's four sources read the same trial).
+    return run_evidence(problem_of(task_id), implementation, feedback)
+
+
 def from_record(record: TrialRecord) -> FailedCode:
     """A HumanEval record's trial: its one step is the implementation and the feedback it got."""
     if not isinstance(record.attempt_details, CodeAttempt) or not record.trajectory:
         raise ValueError(f"{record.task_id}: the record keeps no HumanEval attempt")
     step = record.trajectory[-1]
-    return run_evidence(problem_of(record.task_id), step.action, step.observation)
+    return _trial_evidence(record.task_id, step.action, step.observation)
 
 
 def _text(line: Mapping[str, Any], field: str) -> str:
