@@ -229,8 +229,7 @@ def _pointing(code: FailedCode, norm: NormalizedText) -> list[Claim]:
         steps = sorted(n for n, found in classes.items() if found & named)
         claims.append(_claim(norm, start, end, kind="input", means=", ".join(sorted(named)) or "input", steps=steps))
     for kind, m in named_types(_own_words(norm.text)):
-        negated = _AVOIDED_RE.search(text, max(0, m.start() - 30), m.start()) is not None
-        if kind == WRONG_RESULT or negated or _PROPOSING_RE.search(sentence(text, m.start(), m.end())):
+        if kind == WRONG_RESULT or _avoided(text, m) or _PROPOSING_RE.search(sentence(text, m.start(), m.end())):
             continue
         if kind == TIME_LIMIT:
             steps = [o.number for o in code.hidden if o.outcome in ("timeout", "stopped")]
@@ -238,6 +237,11 @@ def _pointing(code: FailedCode, norm: NormalizedText) -> list[Claim]:
             steps = [o.number for o in code.hidden if o.outcome == "error" and o.error_type == kind]
         claims.append(_claim(norm, m.start(), m.end(), kind="test_output", means=kind, steps=steps))
     return claims
+
+
+def _avoided(text: str, m: re.Match[str]) -> bool:
+    """Whether the words just before `m` deny or avoid it ("thus avoiding the IndexError", "not a syntax error")."""
+    return _AVOIDED_RE.search(text, max(0, m.start() - 30), m.start()) is not None
 
 
 def _collapsed(text: str) -> str:
@@ -259,9 +263,8 @@ def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
         # Only a type written as one ("ZeroDivisionError"): "a runtime error" is a phrase, not RuntimeError; and not
         # one a sentence on assertions or a test suite of its own describes.
         about_asserts = _ABOUT_ASSERTS_RE.search(sentence(text, m.start(), m.end())) is not None
-        avoided = _AVOIDED_RE.search(text, max(0, m.start() - 30), m.start()) is not None
         if kind not in (TIME_LIMIT, WRONG_RESULT) and m.group() == kind and kind not in shown and not about_asserts \
-                and not avoided:
+                and not _avoided(text, m):
             claims.append(_claim(norm, m.start(), m.end(), kind="test_output", means=f"{kind}, which the run never "
                                  "showed", confabulated=True))  # fmt: skip
     if "TIMEOUT" not in code.feedback:
@@ -322,7 +325,7 @@ def _failed_tests(code: FailedCode, norm: NormalizedText, text: str, internal: l
     """Tests said to have failed that the feedback does not list as failed: any, where it lists none; one described
     by an input the failed tests lack (a literal of a passed test, or of no test)."""
     claims = []
-    failed = " ".join(test for test, _ in internal)
+    shown = _collapsed(" ".join(test for test, _ in internal))
     if not internal:
         for m in _CLAIMED_FAILURE_RE.finditer(text):
             claims.append(_claim(norm, m.start(), m.end(), kind="test_output", means="a failed test where the feedback "
@@ -330,7 +333,6 @@ def _failed_tests(code: FailedCode, norm: NormalizedText, text: str, internal: l
         return claims
     for m in _FAILED_TEST_RE.finditer(text):
         literals = [_collapsed(found).strip("'\"") for found in _LITERAL_RE.findall(m.group(1))]
-        shown = _collapsed(failed)
         if literals and not any(literal in shown or literal[:LITERAL_PREFIX] in shown for literal in literals):
             claims.append(_claim(norm, m.start(), m.end(), kind="test_output", means="a failed test whose input the "
                                  "failed tests do not have", confabulated=True))  # fmt: skip
