@@ -10,7 +10,9 @@ a few-shot example's (Colorado orogeny, Milhouse, ...), or nothing of this one. 
 names this question's is a step of the work on it (a candidate, a place searched on the way) and is set aside.
 
 - on_task: names something of this question, and no foreign name stands on its own;
-- off_task: a foreign name stands in a sentence of its own: the reflection plans or diagnoses another question;
+- off_task: a foreign name stands in a sentence of its own: the reflection plans or diagnoses another question; or it
+  names nothing of this question and describes another in common words (`described`: "the type of dance that the
+  chicken is a change of pace of");
 - vacuous: names nothing: generic advice, parser talk, empty or cut off.
 """
 
@@ -20,6 +22,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from functools import lru_cache
 
+from harness.domains.hotpotqa.described import describes_another
 from harness.domains.hotpotqa.names import Name, Sentences, Word, common_words, find_names, numbers, words
 from harness.domains.hotpotqa.questions import questions_by_id
 from harness.domains.hotpotqa.terms import FEWSHOT, gram_keys, grams, phrase_owners, word_owners
@@ -28,11 +31,12 @@ from harness.domains.normalized_text import NormalizedText, normalize_text
 from harness.records import TrialRecord
 from harness.records.identity import IdentityEvidence, ReflectionIdentity
 
-RULE = "hotpotqa/3"
+RULE = "hotpotqa/4"
 IDENTITY_NOTE = (
     "HotpotQA task identity: on_task names something of this question (its question's phrase, titles, gold answer or "
     "the attempt's answer) and no name foreign to it on its own; off_task names another question's or a few-shot "
-    "example's names or phrases (in any case) in a sentence of their own; vacuous names nothing."
+    "example's names or phrases (in any case) in a sentence of their own, or names nothing of this question and "
+    "describes another in its uncommon words; vacuous names nothing."
 )
 _Found = tuple[int, int, str]
 """(start, end, means) in the normalised text."""
@@ -172,6 +176,9 @@ def identity_of(text: str, vocabulary: QuestionVocabulary) -> ReflectionIdentity
     elif own:
         label, deciding, rest = "on_task", [(f, "name") for f in own], []
         alone = []
+    elif described := [(s, e, f"another question's word (weight {w:.1f})") for s, e, _, w in
+                       describes_another(original.text, vocabulary)]:  # fmt: skip
+        label, deciding, rest = "off_task", [(f, "other_name") for f in described], []
     else:
         label, deciding, rest = "vacuous", [], []
     standing = set(alone)
