@@ -3,13 +3,18 @@ environment of the published run that wrote a reflection (harness/audit/expert_t
 
 from __future__ import annotations
 
+import argparse
 import sys
+from collections.abc import Sequence
 
 from harness.audit.expert_trajectories import EXPERT_FILE, SOURCE, env_games, play_expert, published_tasks, reflecting
 from harness.records.propagation import ExpertTrajectories
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    # No options, but `--help` or a stray argument must not rewrite the shipped file.
+    argparse.ArgumentParser(description="Rewrite data/alfworld/expert_trajectories.json: the planner's play of every "
+                            "environment of the published run that wrote a reflection.").parse_args(argv)
     tasks = reflecting(published_tasks())
     games = env_games()
     played = [play_expert(t.task_id, games[t.task_id]) for t in tasks]

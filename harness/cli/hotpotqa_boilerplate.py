@@ -3,13 +3,18 @@ published HotpotQA logs (harness/audit/reflection_boilerplate.py)."""
 
 from __future__ import annotations
 
+import argparse
 import json
+from collections.abc import Sequence
 
 from harness.audit.reflection_boilerplate import reflection_boilerplate
 from harness.domains.hotpotqa.described import BOILERPLATE_FILE
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    # No options, but `--help` or a stray argument must not rewrite the shipped file.
+    argparse.ArgumentParser(description="Rewrite data/hotpotqa/reflection_boilerplate.json from the published "
+                            "HotpotQA logs.").parse_args(argv)
     content = reflection_boilerplate()
     BOILERPLATE_FILE.write_text(json.dumps(content, indent=1) + "\n", encoding="utf-8")
     print(f"{len(content['words'])} words written to {BOILERPLATE_FILE}")  # type: ignore[arg-type]
