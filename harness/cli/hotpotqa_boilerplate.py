@@ -16,8 +16,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     argparse.ArgumentParser(description="Rewrite data/hotpotqa/reflection_boilerplate.json from the published "
                             "HotpotQA logs.").parse_args(argv)
     content = reflection_boilerplate()
-    BOILERPLATE_FILE.write_text(json.dumps(content, indent=1) + "\n", encoding="utf-8")
-    print(f"{len(content['words'])} words written to {BOILERPLATE_FILE}")  # type: ignore[arg-type]
+    BOILERPLATE_FILE.write_text(json.dumps(content.model_dump(), indent=1) + "\n", encoding="utf-8")
+    print(f"{len(content.words)} words written to {BOILERPLATE_FILE}")
 
 
 if __name__ == "__main__":

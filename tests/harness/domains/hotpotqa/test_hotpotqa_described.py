@@ -48,6 +48,6 @@ def test_the_reflectors_boilerplate_describes_no_question() -> None:
 
 def test_the_shipped_boilerplate_is_the_published_logs() -> None:
     shipped = json.loads(BOILERPLATE_FILE.read_text(encoding="utf-8"))
-    assert shipped == reflection_boilerplate()
+    assert shipped == reflection_boilerplate().model_dump()
     assert shipped["questions"] == 100 and {"failed", "given", "pay"} <= set(shipped["words"])
     assert not {"chicken", "gospel", "dance"} & set(shipped["words"])
