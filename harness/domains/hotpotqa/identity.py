@@ -11,8 +11,8 @@ names this question's is a step of the work on it (a candidate, a place searched
 
 - on_task: names something of this question, and no foreign name stands on its own;
 - off_task: a foreign name stands in a sentence of its own: the reflection plans or diagnoses another question; or it
-  names nothing of this question and describes another in common words (`described`: "the type of dance that the
-  chicken is a change of pace of");
+  names nothing at all, not even a name of this question's paragraphs, and describes another in common words
+  (`described`: "the type of dance that the chicken is a change of pace of");
 - vacuous: names nothing: generic advice, parser talk, empty or cut off.
 """
 
@@ -176,8 +176,8 @@ def identity_of(text: str, vocabulary: QuestionVocabulary) -> ReflectionIdentity
     elif own:
         label, deciding, rest = "on_task", [(f, "name") for f in own], []
         alone = []
-    elif described := [(s, e, f"another question's word (weight {w:.1f})") for s, e, _, w in
-                       describes_another(original.text, vocabulary)]:  # fmt: skip
+    elif not paragraphs and (described := [(s, e, f"another question's word (weight {w:.1f})") for s, e, _, w in
+                                           describes_another(original.text, vocabulary)]):  # fmt: skip
         label, deciding, rest = "off_task", [(f, "other_name") for f in described], []
     else:
         label, deciding, rest = "vacuous", [], []

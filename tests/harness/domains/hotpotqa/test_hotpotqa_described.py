@@ -11,6 +11,7 @@ from harness.domains.hotpotqa.identity import _vocabulary, reflection_identity
 from harness.domains.hotpotqa.questions import load_questions
 
 CHICKEN = next(q.id for q in load_questions() if "The chicken is a type of dance" in q.question)
+OXENBOULD = next(q.id for q in load_questions() if "Ed Oxenbould plays Tyler" in q.question)
 MAGAZINES = next(q.id for q in load_questions() if "Woman's Era and Naj" in q.question)
 KENT_BAER = next(q.id for q in load_questions() if "Kent Baer" in q.question)
 DANCE = (
@@ -38,6 +39,19 @@ def test_one_uncommon_word_of_another_question_is_not_enough() -> None:
     found = described_words(text, _vocabulary(MAGAZINES, None))
     assert [key for _, _, key, _ in found] == ["school"] and sum(w for *_, w in found) < DESCRIBED_WEIGHT
     assert reflection_identity(text, MAGAZINES).label == "vacuous"
+
+
+def test_a_name_of_this_questions_paragraphs_keeps_common_words_from_describing_another() -> None:
+    # A published reflection on its own question: the film it names is in this question's paragraphs (set aside, so
+    # the rule reads it vacuous), and "made" and "cast" are other questions' words (4.6 each); it is no other question.
+    text = (
+        "I searched the wrong film title and got stuck in a loop where I kept trying to search 'Alexander and the "
+        "Terrible, Horrible, No Good, Very Bad Day (2014)' but the page could not be found. Instead I should have "
+        "tried to search the similar results that had a similar name to see if they were made in 2014. Additionally, "
+        "I should have looked up the cast and crew of the film to find the director before attempting to answer."
+    )
+    assert sum(w for *_, w in described_words(text, _vocabulary(OXENBOULD, None))) >= DESCRIBED_WEIGHT
+    assert reflection_identity(text, OXENBOULD).label == "vacuous"
 
 
 def test_the_reflectors_boilerplate_describes_no_question() -> None:
