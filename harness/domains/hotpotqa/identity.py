@@ -35,7 +35,7 @@ RULE = "hotpotqa/4"
 IDENTITY_NOTE = (
     "HotpotQA task identity: on_task names something of this question (its question's phrase, titles, gold answer or "
     "the attempt's answer) and no name foreign to it on its own; off_task names another question's or a few-shot "
-    "example's names or phrases (in any case) in a sentence of their own, or names nothing of this question and "
+    "example's names or phrases (in any case) in a sentence of their own, or names nothing at all and "
     "describes another in its uncommon words; vacuous names nothing."
 )
 _Found = tuple[int, int, str]
