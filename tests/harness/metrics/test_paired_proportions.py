@@ -4,8 +4,6 @@ sign-flip one: the restricted likelihood it rests on, its ends, and agreement wi
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -19,7 +17,6 @@ from harness.metrics.paired_proportions import (
     score_interval,
     score_statistic,
 )
-from tests.runner import ROOT
 
 Z = float(norm.ppf(0.975))
 
@@ -89,11 +86,3 @@ def test_below_its_floor_the_solved_interval_is_withheld_and_shares_keep_theirs(
     twelve = few + few[:3]
     assert difference_interval(twelve, binary=True)[1] is None
     assert difference_interval(twelve)[1] == "too few tasks"
-
-
-def test_importing_the_paired_tests_loads_no_scipy_optimizer_or_stats() -> None:
-    # Every run's report imports harness.metrics.paired; loading scipy.stats and scipy.optimize with it cost each run
-    # process 0.9 s (the suite's kill-and-resume tests start dozens of them).
-    code = "import sys, harness.metrics.paired; print(sorted(m for m in ('scipy.optimize', 'scipy.stats') if m in sys.modules))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
-    assert done.stdout.strip() == "[]"

@@ -51,14 +51,14 @@ def test_spearman_is_spearmanrs_rho_and_p_to_the_last_bit() -> None:
         assert (got.rho, got.p) == (float(want.statistic), float(want.pvalue)), (rrr, trials)
 
 
-def test_the_intervals_and_spearman_load_no_scipy_stats() -> None:
-    # scipy.stats costs each run process about a second more than scipy.special, and every run's report asks for
-    # these intervals (the suite's kill-and-resume tests start dozens of run processes).
+def test_the_paired_tests_intervals_and_spearman_load_no_scipy_stats_or_optimizer() -> None:
+    # Every run's report imports harness.metrics.paired and computes these; scipy.stats and scipy.optimize cost each
+    # run process about a second (the suite's kill-and-resume tests start dozens of run processes).
     code = (
-        "import sys; from harness.metrics.intervals import clopper_pearson, wilson_interval; "
+        "import sys, harness.metrics.paired; from harness.metrics.intervals import clopper_pearson, wilson_interval; "
         "from harness.metrics.spearman import spearman_rrr_vs_trials as s; "
         "wilson_interval(2, 5); clopper_pearson(2.5, 5); s([(0.5, 2, 3), (1.0, 3, 4), (0.0, 2, 2)], 'tasks_with_rrr'); "
-        "print('scipy.stats' in sys.modules)"
+        "print(sorted(m for m in ('scipy.optimize', 'scipy.stats') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
-    assert done.stdout.strip() == "False"
+    assert done.stdout.strip() == "[]"
