@@ -1,7 +1,8 @@
 """What a HumanEval reflection states about its own attempt that the attempt does not hold, beyond quoted code: a
 construct the code is said to use (a while loop it lacks), a name it is said to use or access that it never writes,
 a name it is said to leave undefined that it defines (a parameter), a line quoted as the implementation's at a line
-number, and test runs narrated that the feedback never printed (rubric version 3, tests/fixtures/diagnosis/humaneval/).
+number, test runs narrated that the feedback never printed (rubric version 3, tests/fixtures/diagnosis/humaneval/),
+and (rules version 5) an operation the code is said not to perform that it performs (`abs`, a primality test).
 
 Each finder takes the reflection's own words (code blocks and a template's FAILED STEP blanked, same length) and
 returns (start, end, what is false) spans; a sentence that proposes or supposes (should, would, need to, NEW PLAN) states
@@ -67,6 +68,32 @@ _SUPPOSING_RE = re.compile(
     re.IGNORECASE,
 )
 _APPLIED_RE = re.compile(rf"\b(?:applied to|called on|passed to) (?:an? |the )?{_NAME}", re.IGNORECASE)
+_LOOP_VARIABLE_RE = re.compile(r"\bfor\s+([A-Za-z_]\w*)\s+in\b")
+_TRIAL_DIVISION = r"%\s*{name}\s*==\s*0\b"
+_OPERATIONS: dict[str, tuple[str, Callable[[str], bool]]] = {
+    "absolute value": (r"\babsolute\b|\babs\b", lambda code: re.search(r"\b(?:abs|fabs)\(", code) is not None),
+    "primality test": (r"\bprim(?:e|es|ality)\b", lambda code: _tests_primality(code)),
+    "parity test": (r"\b(?:even|odd)\b", lambda code: re.search(r"%\s*2\b", code) is not None),
+    "sort": (r"\bsort(?:s|ed|ing)?\b", lambda code: re.search(r"\bsorted\(|\.sort\(", code) is not None),
+    "reversal": (r"\brevers(?:e|es|ed|ing|al)\b",
+                 lambda code: re.search(r"\breversed\(|\.reverse\(|\[::-1\]", code) is not None),
+    "case conversion": (r"\b(?:lower|upper) ?case\b",
+                        lambda code: re.search(r"\.(?:lower|upper|swapcase|casefold)\(", code) is not None),
+    "square root": (r"\bsquare roots?\b|\bsqrt\b", lambda code: re.search(r"\bsqrt\(|\*\*\s*0?\.5\b", code) is not None),
+}  # fmt: skip
+"""An operation a reflection may say the code does not perform: its words, and whether the code performs it."""
+_DENIED_RE = re.compile(
+    r"\b(?:does not|doesn't|did not|didn't|never|fails to|failed to|forgets to|forgot to|neglects to) (?:\w+ )?"
+    r"(?:check|verify|test|convert|take|use|call|apply|compute|calculate|sort|reverse|consider|account for)\b"
+    r"[^.;:,\n]{0,80}",
+    re.IGNORECASE,
+)
+_QUALIFIED_RE = re.compile(
+    r"\b(?:correctly|properly|accurately|appropriately|right|correct|all|every|each|both|only)\b",
+    re.IGNORECASE,
+)
+"""A denial qualified ("does not correctly check", "does not check every divisor") judges how the code does it: a
+diagnosis."""
 
 
 _SENTENCE_ENDS = (". ", '." ', "\n", "; ")
@@ -148,6 +175,35 @@ def names(text: str, full: str, implementation: str) -> list[Span]:
         if name in defined and _ABOUT_CODE_RE.search(text[left:right]) and _stated(text, m):
             found.append((m.start(), m.end(), f"{name} undefined, where the implementation defines it"))
     return found
+
+
+def _tests_primality(code: str) -> bool:
+    """A call of a function named for primes, or trial division by a loop variable (`n % i == 0` in `for i in`)."""
+    if re.search(r"\b\w*prime\w*\(", code, re.IGNORECASE):
+        return True
+    return any(re.search(_TRIAL_DIVISION.format(name=re.escape(name)), code) for name in _LOOP_VARIABLE_RE.findall(code))
+
+
+def denied_operations(text: str, full: str, implementation: str) -> list[Span]:
+    """An operation the code is said not to perform that it performs ("does not convert the numbers to their absolute
+    values" of code calling `abs`); a qualified denial, or one in a sentence that proposes, states nothing false."""
+    code = _code_only(implementation)
+    found = []
+    for m in _DENIED_RE.finditer(text):
+        if _QUALIFIED_RE.search(m.group()) or not (_stated(text, m) and _about_attempt(full, text, m)):
+            continue
+        for name, (words, holds) in _OPERATIONS.items():
+            if re.search(words, m.group(), re.IGNORECASE) and holds(code):
+                found.append((m.start(), m.end(), f"no {name}, where the implementation performs one"))
+                break
+    return found
+
+
+def loop_value(snippet: str, implementation: str) -> bool:
+    """Whether a quoted snippet states a value or bound of one of the code's loop variables (`i = 3`, `i < n + 1` of
+    `for i in range(3, n + 1)`): a description of what the loop runs over, not code quoted as the implementation's."""
+    m = re.match(r"([A-Za-z_]\w*)\s*(?:=|==|<|<=|>|>=)\s*[^=\s]", snippet)
+    return m is not None and m.group(1) in _LOOP_VARIABLE_RE.findall(_code_only(implementation))
 
 
 def quoted_lines(text: str, implementation: str) -> list[Span]:

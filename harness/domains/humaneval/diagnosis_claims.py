@@ -29,7 +29,7 @@ from harness.domains.humaneval.hidden_tests import TestOutcome, failed_internal_
 from harness.domains.normalized_text import NormalizedText, normalize_text
 from harness.records.diagnosis import Claim, ReflectionClaims
 
-RULE = "humaneval-claims/4"
+RULE = "humaneval-claims/5"
 
 CAUSE_PATTERNS: dict[str, tuple[str, ...]] = {
     "wrong_internal_test": (
@@ -279,7 +279,8 @@ def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
         codelike = len(snippet) >= 4 and _CODELIKE_RE.search(snippet) is not None
         proposed = _PROPOSAL_RE.search(text, max(0, m.start() - 40), m.start()) is not None
         proposed = proposed or _PROPOSING_RE.search(sentence(text, m.start(), m.end())) is not None
-        if codelike and not proposed and snippet not in implementation and snippet not in _collapsed(code.feedback):
+        held = snippet in implementation or snippet in _collapsed(code.feedback)
+        if codelike and not proposed and not held and not code_statements.loop_value(m.group(1), code.implementation):
             claims.append(_claim(norm, m.start(1), m.end(1), kind="line", means="code the implementation does "
                                      "not hold", confabulated=True))  # fmt: skip
     for m in _BLOCK_RE.finditer(norm.text):
@@ -310,6 +311,7 @@ def _confabulations(code: FailedCode, norm: NormalizedText) -> list[Claim]:
         *(("line", span) for span in code_statements.constructs(text, norm.text, code.implementation)),
         *(("line", span) for span in code_statements.names(text, norm.text, code.implementation)),
         *(("line", span) for span in code_statements.quoted_lines(norm.text, code.implementation)),
+        *(("line", span) for span in code_statements.denied_operations(text, norm.text, code.implementation)),
         *(("test_output", span) for span in code_statements.narrated_tests(text, norm.text, code.feedback,
                                                                             failed_classes)),
     ]  # fmt: skip

@@ -1,6 +1,6 @@
-"""Version 3 of HumanEval's confabulation claims on planted cases, each said both ways: a statement about the attempt's
-code that the code does not hold is confabulated, the same statement where the code holds it, or where the reflection
-proposes or supposes it, or speaks of code it offers, is not."""
+"""HumanEval's confabulation claims (rubric version 3, rules version 5) on planted cases, each said both ways: a
+statement about the attempt's code that the code does not hold is confabulated, the same statement where the code holds
+it, or where the reflection proposes or supposes it, or speaks of code it offers, is not."""
 
 from __future__ import annotations
 
@@ -74,4 +74,41 @@ def test_what_it_says_of_the_tests_and_the_objects_is_held_to_the_feedback_and_t
     reflection: str, feedback: str, expected: bool
 ) -> None:
     found = confabulated(reflection, FOR_LOOP, feedback)
+    assert bool(found) is expected, found
+
+
+ABS = "def truncate_number(number: float) -> float:\n    return abs(number) - int(abs(number))\n"
+TRIAL_DIVISION = (
+    "def truncate_number(number: float) -> float:\n    for i in range(2, 5):\n        if int(number) % i == 0:\n"
+    "            return 0.0\n    return number - int(number)\n"
+)
+PARITY = "def truncate_number(number: float) -> float:\n    if int(number) % 2:\n        return 0.0\n    return number\n"
+RANGE = "def truncate_number(number: float) -> float:\n    for i in range(3, 10):\n        number -= 0\n    return number - int(number)\n"
+
+
+@pytest.mark.parametrize(
+    ("reflection", "implementation", "expected"),
+    [
+        ("The implementation does not take the absolute value of the number first.", ABS, True),
+        ("The implementation does not take the absolute value of the number first.", FOR_LOOP, False),
+        ("The implementation does not correctly take the absolute value of the number.", ABS, False),
+        ("To fix it, the implementation should not take the absolute value of the number.", ABS, False),
+        ("The code does not check if the integer part is a prime number.", TRIAL_DIVISION, True),
+        ("The code does not check if the integer part is a prime number.", FOR_LOOP, False),
+        ("The code does not check every divisor of the integer part, so primes slip through.", TRIAL_DIVISION, False),
+        ("The code does not check if the integer part is prime.", "def truncate_number(n):\n    # Check if it is prime\n"
+         "    return n - int(n)\n", False),
+        ("The implementation does not check whether the integer part is even.", PARITY, True),
+        ("The implementation does not check whether the integer part is even.", FOR_LOOP, False),
+        ("The loop condition in the implementation is `i < 10`, so the last digit is lost.", RANGE, False),
+        ("The loop starts at `i = 3` in the implementation, so the first digits are lost.", RANGE, False),
+        ("The condition in the implementation is `k < 10`, so the last digit is lost.", RANGE, True),
+    ],
+)
+def test_an_operation_denied_or_a_loop_bound_told_is_held_to_the_code(
+    reflection: str, implementation: str, expected: bool
+) -> None:
+    """Version 5: "does not take the absolute value" of code calling `abs` is false (a qualified denial judges how,
+    which is a diagnosis); a loop variable's value or bound told in backquotes describes the loop, not code quoted."""
+    found = confabulated(reflection, implementation)
     assert bool(found) is expected, found
