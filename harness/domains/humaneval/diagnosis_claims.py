@@ -5,7 +5,8 @@ text (`harness.domains.normalized_text`); every claim's span points into the tex
 - Points at a hidden test (`Claim.kind` "input", `steps` the tests): it names an input class as a failing case
   (`CLASS_PATTERNS`: "an empty list", "negative numbers"), or quotes an input (a call of the function, or "the input
   ... is <literal>") whose classes or value a hidden test's call has; it names an exception type one raised, or a
-  hang where one timed out. The reflection never saw the hidden tests: it points at one by naming what fails there.
+  hang where one timed out; a type is named by its message too ("list index out of range": rules version 5). The
+  reflection never saw the hidden tests: it points at one by naming what fails there.
 - Cause (`Claim.kind` "cause"): the category whose words come first (`CAUSE_PATTERNS`); None when none does.
 - Confabulated: an output it says the code gave ("returned 42", "the actual output is [1]") that the feedback never
   printed; an exception type neither the feedback nor the implementation holds; a hang ("infinite loop", "time out")
@@ -121,6 +122,12 @@ _MESSAGES: dict[str, tuple[str, ...]] = {
 }
 """Exception types whose message Reflexion's feedback prints without the type: a reflection naming the type names
 what the feedback shows."""
+_MESSAGE_RES = {
+    kind: re.compile("|".join([re.escape(m) for m in messages] + ([r"\bout of (?:the )?bounds\b"] if kind == "IndexError" else [])),
+                     re.IGNORECASE)
+    for kind, messages in _MESSAGES.items()
+}  # fmt: skip
+"""A type named by its message ("list index out of range", "out of the bounds of the list"), as readers read it."""
 _PROPOSAL_RE = re.compile(
     r"\b(?:to|with|like|as|such as|e\.g\.|add|use|using|replace|change|modify|should|could|can|instead)\W*$",
     re.IGNORECASE,
@@ -228,7 +235,9 @@ def _pointing(code: FailedCode, norm: NormalizedText) -> list[Claim]:
         named = classes_of(value) if not isinstance(value, tuple) else set().union(*map(classes_of, value))
         steps = sorted(n for n, found in classes.items() if found & named)
         claims.append(_claim(norm, start, end, kind="input", means=", ".join(sorted(named)) or "input", steps=steps))
-    for kind, m in named_types(_own_words(norm.text)):
+    own = _own_words(norm.text)
+    told = [(kind, m) for kind, pattern in _MESSAGE_RES.items() for m in pattern.finditer(own)]
+    for kind, m in sorted(named_types(own) + told, key=lambda found: found[1].start()):
         if kind == WRONG_RESULT or _avoided(text, m) or _PROPOSING_RE.search(sentence(text, m.start(), m.end())):
             continue
         if kind == TIME_LIMIT:

@@ -82,6 +82,22 @@ def test_what_a_reflection_claims() -> None:
     assert not seen.confabulated
 
 
+@pytest.mark.parametrize(
+    ("reflection", "steps"),
+    [
+        ("It fails with a list index out of range error on the second element.", [7]),
+        ("It reads past the end: the index is out of the bounds of the list.", [7]),
+        ("It raises an IndexError on the second element.", [7]),
+        ("It fails with a division by zero on the second element.", []),
+        ("To avoid an index out of range error, we should check the length first.", []),
+    ],
+)
+def test_an_exception_is_named_by_its_type_or_its_message(reflection: str, steps: list[int]) -> None:
+    """Version 5: "list index out of range" names IndexError as the type's name does; a proposal names nothing."""
+    raised = code({7: {"outcome": "error", "error_type": "IndexError", "message": "list index out of range"}})
+    assert reflection_claims(raised, reflection).claimed_steps == steps
+
+
 def test_a_bad_line_is_refused_naming_its_field() -> None:
     good = {"domain": "humaneval", "task": "HumanEval/126", "prompt": SORTED.prompt, "implementation": "x = 1",
             "feedback": FEEDBACK, "reflection": "r"}  # fmt: skip
