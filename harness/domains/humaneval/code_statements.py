@@ -89,11 +89,12 @@ _DENIED_RE = re.compile(
     re.IGNORECASE,
 )
 _QUALIFIED_RE = re.compile(
-    r"\b(?:correctly|properly|accurately|appropriately|right|correct|all|every|each|both|only)\b",
+    r"\b(?:correctly|properly|accurately|appropriately|right|correct|all|every|each|both|only|order|ascending|"
+    r"descending|by|key)\b",
     re.IGNORECASE,
 )
-"""A denial qualified ("does not correctly check", "does not check every divisor") judges how the code does it: a
-diagnosis."""
+"""A denial qualified ("does not correctly check", "does not check every divisor", "does not sort by the digit sum")
+judges how the code does it: a diagnosis."""
 
 
 _SENTENCE_ENDS = (". ", '." ', "\n", "; ")

@@ -98,6 +98,9 @@ RANGE = "def truncate_number(number: float) -> float:\n    for i in range(3, 10)
         ("The code does not check every divisor of the integer part, so primes slip through.", TRIAL_DIVISION, False),
         ("The code does not check if the integer part is prime.", "def truncate_number(n):\n    # Check if it is prime\n"
          "    return n - int(n)\n", False),
+        ("The implementation does not sort the digits first.", "def truncate_number(n):\n    return sorted(str(n))\n", True),
+        ("The implementation does not sort the digits in descending order.", "def truncate_number(n):\n"
+         "    return sorted(str(n))\n", False),
         ("The implementation does not check whether the integer part is even.", PARITY, True),
         ("The implementation does not check whether the integer part is even.", FOR_LOOP, False),
         ("The loop condition in the implementation is `i < 10`, so the last digit is lost.", RANGE, False),
