@@ -14,6 +14,7 @@ from pathlib import Path
 
 from harness.errors import ConfigError
 from harness.records import MANIFEST_FILE, TRIALS_FILE, read_manifest
+from harness.records.diagnosis_bank import ITEMS_FILE as BANK_ITEMS_FILE
 from harness.records.propagation import ENTRY_FILE, REACH_FILE
 from harness.records.propagation import RESULT_FILE as PROPAGATION_FILE
 from harness.records.whole_file import temporary_of
@@ -160,9 +161,10 @@ def _can_create_in(directory: Path) -> bool:
 def run_marker(scenario: object) -> str:
     """The file that makes a directory a run's: a plant-and-trace study's propagation.json, an entry study's
     entry.json, a reach study's reach.json (they write no manifest, and the same command runs them again, their
-    cache answering what was asked), else the manifest. `scenario`: the
-    config's `scenario.name`, if any."""
-    markers = {"propagation": PROPAGATION_FILE, "propagation_entry": ENTRY_FILE, "propagation_reach": REACH_FILE}
+    cache answering what was asked), a re-reflection bank's bank_items.jsonl (its first file: a bank stopped at any
+    point resumes from it), else the manifest. `scenario`: the config's `scenario.name`, if any."""
+    markers = {"propagation": PROPAGATION_FILE, "propagation_entry": ENTRY_FILE, "propagation_reach": REACH_FILE,
+               "diagnosis_bank": BANK_ITEMS_FILE}  # fmt: skip
     return markers.get(str(scenario), MANIFEST_FILE)
 
 

@@ -5,6 +5,7 @@ costs seconds and is the domain's own test's)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,30 @@ def test_the_stored_ground_truths_are_the_rules_own(replayed: tuple[Path, str]) 
             assert rules.truth(item.record) == found.truth
     finally:
         domains.close()
+
+
+def test_a_bank_stopped_part_way_resumes_from_its_items_without_asking_twice(tmp_path: Path) -> None:
+    """A bank writes no manifest: its bank_items.jsonl, written first, makes the folder its own, so the same command
+    on a bank stopped after a few reflections finishes it, each reflection once, as an unstopped bank does."""
+    lines = (BANK / ITEMS_FILE).read_text().splitlines(keepends=True)
+    domains = ('"domain":"hotpotqa"', '"domain":"humaneval"')
+    (tmp_path / "items.jsonl").write_text("".join(next(line for line in lines if d in line) for d in domains))
+    settings = ("experiment=diagnosis_bank", f"scenario.items={tmp_path / 'items.jsonl'}")
+    whole = run_in_process(*settings, f"hydra.run.dir={tmp_path / 'whole'}")
+    assert whole.returncode == 0, whole.stderr[-3000:]
+    stopped = tmp_path / "stopped"
+    stopped.mkdir()
+    (stopped / ITEMS_FILE).write_bytes((tmp_path / "whole" / ITEMS_FILE).read_bytes())
+    written = (tmp_path / "whole" / "bank.jsonl").read_text().splitlines(keepends=True)
+    (stopped / "bank.jsonl").write_text("".join(written[:3]))
+    resumed = run_in_process(*settings, f"hydra.run.dir={stopped}")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    again = (stopped / "bank.jsonl").read_text().splitlines(keepends=True)
+    assert again[:3] == written[:3]  # kept as they were, then the rest once each (timings aside)
+    assert [_written(line) for line in again] == [_written(line) for line in written]
+    assert resumed.stdout == whole.stdout
+
+
+def _written(line: str) -> tuple[str, str, str | None]:
+    record = json.loads(line)
+    return record["trajectory"], record["record"]["condition"], record["record"]["reflection"]
