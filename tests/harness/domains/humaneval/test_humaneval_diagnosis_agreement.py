@@ -32,6 +32,8 @@ FLOORS = {
     "held_out_v3": {"category": 0.9, "hit": 0.8, "confabulated": 0.75},
     # Held out from v4 (confabulated 0.47 there), read by two blind readers; v5 was written on it (README).
     "held_out_v4": {"category": 0.9, "hit": 0.7, "confabulated": 0.9},
+    # Held out from v5, read by two blind readers who agree on every label: both bars met (README).
+    "held_out_v5": {"category": 0.9, "hit": 0.9, "confabulated": 0.6},
 }
 CAUSES = {"wrong_internal_test", "exception", "timeout", "wrong_result", "other"}
 
@@ -77,6 +79,7 @@ def test_a_blind_second_reader_agrees_on_category_and_hit_and_the_readme_says_wh
     labels = second_reader("humaneval")
     assert sorted(label["split"] for label in labels) == sorted(
         ["held_out"] * 22 + ["held_out_v1"] * 44 + ["held_out_v3"] * 37 + ["held_out_v4"] * 23
+        + ["held_out_v5"] * 25
     )
     against_rules = second_reader_measures("humaneval", "held_out")["the rules"]
     assert (against_rules["category"].kappa or 0) >= 0.9 and (against_rules["hit"].kappa or 0) >= 0.9
