@@ -5,7 +5,8 @@ text (`harness.domains.normalized_text`); every claim's span points into the tex
 - Points at a hidden test (`Claim.kind` "input", `steps` the tests): it names an input class as a failing case
   (`CLASS_PATTERNS`: "an empty list", "negative numbers"), or quotes an input (a call of the function, or "the input
   ... is <literal>") whose classes or value a hidden test's call has; it names an exception type one raised, or a
-  hang where one timed out; a type is named by its message too ("list index out of range": rules version 5). The
+  hang where one timed out; a type is named by its message too ("list index out of range": rules version 5; more of
+  Python's messages in version 6). The
   reflection never saw the hidden tests: it points at one by naming what fails there.
 - Cause (`Claim.kind` "cause"): the category whose words come first (`CAUSE_PATTERNS`); None when none does.
 - Confabulated: an output it says the code gave ("returned 42", "the actual output is [1]") that the feedback never
@@ -30,7 +31,7 @@ from harness.domains.humaneval.hidden_tests import TestOutcome, failed_internal_
 from harness.domains.normalized_text import NormalizedText, normalize_text
 from harness.records.diagnosis import Claim, ReflectionClaims
 
-RULE = "humaneval-claims/5"
+RULE = "humaneval-claims/6"
 
 CAUSE_PATTERNS: dict[str, tuple[str, ...]] = {
     "wrong_internal_test": (
@@ -115,8 +116,12 @@ _MESSAGES: dict[str, tuple[str, ...]] = {
     "IndentationError": ("unexpected indent", "expected an indented block", "unindent does not match"),
     "AttributeError": ("has no attribute",),
     "IndexError": ("index out of range",),
-    "ValueError": ("math domain error", "invalid literal", "not enough values", "too many values"),
-    "TypeError": ("unsupported operand", "not subscriptable", "not callable", "not iterable", "positional argument"),
+    "ValueError": ("math domain error", "invalid literal", "not enough values", "too many values", "could not convert",
+                   "is not in list", "substring not found", "empty separator", "does not match format",
+                   "unconverted data remains"),
+    "TypeError": ("unsupported operand", "not subscriptable", "not callable", "not iterable", "positional argument",
+                  "can only concatenate", "unhashable type", "not supported between instances", "has no len()",
+                  "cannot be interpreted as an integer"),
     "ZeroDivisionError": ("division by zero", "division or modulo by zero"),
     "RecursionError": ("maximum recursion depth",),
 }

@@ -23,8 +23,8 @@ from tests.fixtures.diagnosis.agreement import (
 )
 
 HERE = Path(__file__).resolve().parents[3] / "fixtures" / "diagnosis" / "humaneval"
-# Guards against a regression, set under what each split stands at under the v5 rules, which were written on all five
-# (the bar for a held-out split is hit 0.7, confabulated 0.6).
+# Guards against a regression, set under what each split stands at under the v6 rules (the bar for a held-out
+# split is hit 0.7, confabulated 0.6).
 FLOORS = {
     "dev": {"category": 0.9, "hit": 0.9, "confabulated": 0.9},
     "held_out_v1": {"category": 0.9, "hit": 0.85, "confabulated": 0.9},
@@ -32,7 +32,8 @@ FLOORS = {
     "held_out_v3": {"category": 0.9, "hit": 0.8, "confabulated": 0.75},
     # Held out from v4 (confabulated 0.47 there), read by two blind readers; v5 was written on it (README).
     "held_out_v4": {"category": 0.9, "hit": 0.7, "confabulated": 0.9},
-    # Held out from v5, read by two blind readers who agree on every label: both bars met (README).
+    # Held out from v5, read by two blind readers who agree on every label: both bars met (README); v6 only adds
+    # exception messages.
     "held_out_v5": {"category": 0.9, "hit": 0.9, "confabulated": 0.6},
 }
 CAUSES = {"wrong_internal_test", "exception", "timeout", "wrong_result", "other"}

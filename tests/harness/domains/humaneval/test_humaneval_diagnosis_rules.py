@@ -89,6 +89,7 @@ def test_what_a_reflection_claims() -> None:
         ("It reads past the end: the index is out of the bounds of the list.", [7]),
         ("It raises an IndexError on the second element.", [7]),
         ("It fails with a division by zero on the second element.", []),
+        ("It fails because the value could not convert to a float, a ValueError.", []),
         ("To avoid an index out of range error, we should check the length first.", []),
     ],
 )
