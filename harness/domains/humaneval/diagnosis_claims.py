@@ -6,8 +6,8 @@ text (`harness.domains.normalized_text`); every claim's span points into the tex
   (`CLASS_PATTERNS`: "an empty list", "negative numbers"), or quotes an input (a call of the function, or "the input
   ... is <literal>") whose classes or value a hidden test's call has; it names an exception type one raised, or a
   hang where one timed out; a type is named by its message too ("list index out of range": rules version 5; more of
-  Python's messages in version 6). The
-  reflection never saw the hidden tests: it points at one by naming what fails there.
+  Python's messages in version 6). The reflection never saw the hidden tests: it points at one by naming what fails
+  there.
 - Cause (`Claim.kind` "cause"): the category whose words come first (`CAUSE_PATTERNS`); None when none does.
 - Confabulated: an output it says the code gave ("returned 42", "the actual output is [1]") that the feedback never
   printed; an exception type neither the feedback nor the implementation holds; a hang ("infinite loop", "time out")
@@ -127,11 +127,12 @@ _MESSAGES: dict[str, tuple[str, ...]] = {
 }
 """Exception types whose message Reflexion's feedback prints without the type: a reflection naming the type names
 what the feedback shows."""
+_PARAPHRASES: dict[str, tuple[str, ...]] = {"IndexError": (r"\bout of (?:the )?bounds\b",)}
+"""Words for a type that are no message Python prints, but name it as its message does."""
 _MESSAGE_RES = {
-    kind: re.compile("|".join([re.escape(m) for m in messages] + ([r"\bout of (?:the )?bounds\b"] if kind == "IndexError" else [])),
-                     re.IGNORECASE)
+    kind: re.compile("|".join([*map(re.escape, messages), *_PARAPHRASES.get(kind, ())]), re.IGNORECASE)
     for kind, messages in _MESSAGES.items()
-}  # fmt: skip
+}
 """A type named by its message ("list index out of range", "out of the bounds of the list"), as readers read it."""
 _PROPOSAL_RE = re.compile(
     r"\b(?:to|with|like|as|such as|e\.g\.|add|use|using|replace|change|modify|should|could|can|instead)\W*$",
