@@ -10,7 +10,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from envs.alfworld_memos import install_memos, memos_installed
+from envs.alfworld_knowledge_base import knowledge_base_kept_in
+from envs.alfworld_memos import install_memos, memos_installed, translations_folder
 from envs.alfworld_replanning import skip_replanning
 
 DEFAULT_DATA_DIR: Path = Path(__file__).resolve().parents[1] / "data" / "alfworld"
@@ -46,9 +47,10 @@ def _alfworld_data_env() -> Iterator[None]:
 
 
 def load_engine() -> None:
-    """Import the engine (seconds: textworld parses its knowledge base on import) and install its memos, as
-    the first episode would; an engine worker does it as it starts, before its first request."""
-    with _alfworld_data_env():
+    """Import the engine (seconds: textworld parses its knowledge base on import, unless the translations folder
+    keeps it: envs/alfworld_knowledge_base.py) and install its memos, as the first episode would; an engine worker
+    does it as it starts, before its first request."""
+    with _alfworld_data_env(), knowledge_base_kept_in(translations_folder()):
         import alfworld.agents.environment.alfred_tw_env  # noqa: F401 (imported to load it, not to use a name)
     import textworld.envs.wrappers  # noqa: F401 (imported to load it, not to use a name)
 

@@ -22,9 +22,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib.metadata
-import os
 import pickle
-import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -32,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.alfworld_replanning import deferring_replanning
+from envs.persisted_file import write_aside
 
 CACHED_TRANSLATIONS = 128
 """Translations kept (one a game, two for a planner's engine): a run's concurrent games fit; an older game is
@@ -94,25 +93,19 @@ class PersistedTranslations:
         except Exception:  # none yet, or a torn or foreign file: translate, and write it (again)
             pass
         result = self._translate(domain, problem, verbose=verbose, optimize=optimize)
-        self._write(path, pickle.dumps(result))
-        return result
-
-    def _write(self, path: Path, data: bytes) -> None:
-        # Written aside and renamed: a reader in another process sees the whole file or none.
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.replace(temporary, path)
+        if write_aside(path, pickle.dumps(result)):  # a read-only or full disk only costs the next process a translation
             self.writes += 1
-        except OSError:
-            pass  # a read-only or full disk only costs the next process a translation
+        return result
 
 
 def keep_translations_in(directory: Path | None) -> None:
     """Where this process keeps translations on disk (None: in memory only); before its first engine starts."""
     _translations_dir[0] = directory
+
+
+def translations_folder() -> Path | None:
+    """Where this process keeps translations on disk (None: in memory only)."""
+    return _translations_dir[0]
 
 
 def copy_context_keeping_values(context: dict[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from subprocess import DEVNULL
 
 from envs.sandbox._errors import SandboxError
 
@@ -71,19 +72,27 @@ def kill_user_processes(uid: int) -> None:
     kill = shutil.which("kill", path="/usr/bin:/bin")
     if kill is None:
         raise SandboxError("no kill program in /usr/bin or /bin; the sandbox needs it to end a run's processes.")
-    # Its exit status only says whether anything was left to kill.
-    subprocess.run(
-        [kill, "-KILL", "-1"],
-        user=uid,
-        group=uid,
-        extra_groups=[],
-        env={},
-        cwd="/",
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        check=False,
-    )
+    # Its exit status only says whether anything was left to kill (or that the switch to the uid failed: the wait
+    # below then kills what is left one process at a time, or names it).
+    setpriv = shutil.which("setpriv", path="/usr/bin:/bin")
+    if setpriv is not None:
+        # util-linux's setpriv switches to the uid in the child: when subprocess must switch it, Python forks the
+        # whole harness instead of vfork-ing, tens of milliseconds a kill in a large process.
+        command = [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", kill, "-KILL", "-1"]
+        subprocess.run(command, env={}, cwd="/", stdin=DEVNULL, stdout=DEVNULL, stderr=DEVNULL, check=False)
+    else:
+        subprocess.run(
+            [kill, "-KILL", "-1"],
+            user=uid,
+            group=uid,
+            extra_groups=[],
+            env={},
+            cwd="/",
+            stdin=DEVNULL,
+            stdout=DEVNULL,
+            stderr=DEVNULL,
+            check=False,
+        )
     deadline = time.monotonic() + KILL_WAIT_S
     while running := _running(uid):
         if time.monotonic() > deadline:
