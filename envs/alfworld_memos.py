@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from envs.alfworld_parse_copies import copy_condition_parse, copy_template_parse
 from envs.alfworld_replanning import deferring_replanning
 from envs.persisted_file import write_aside
 
@@ -46,10 +47,12 @@ _translations_dir: list[Path | None] = [None]
 
 
 class Memo:
-    """A bounded memo of a function of text arguments, keyed by their SHA-256; `copies` returns deep copies,
+    """A bounded memo of a function of text arguments, keyed by their SHA-256; `copies` makes each caller's copy,
     for results the caller mutates (textgen's derivations set a context on each symbol)."""
 
-    def __init__(self, function: Callable[..., Any], capacity: int | None = None, copies: bool = False) -> None:
+    def __init__(
+        self, function: Callable[..., Any], capacity: int | None = None, copies: Callable[[Any], Any] | None = None
+    ) -> None:
         self._function = function
         self._capacity = capacity
         self._copies = copies
@@ -69,7 +72,7 @@ class Memo:
             self._results[key] = result
             if self._capacity is not None and len(self._results) > self._capacity:
                 self._results.popitem(last=False)
-        return copy.deepcopy(result) if self._copies else result
+        return self._copies(result) if self._copies is not None else result
 
 
 class PersistedTranslations:
@@ -135,7 +138,8 @@ def install_memos() -> dict[str, Any]:
 
     Callers hold the engine lock: neither fast_downward nor tatsu's parsers are thread-safe, nor are the memos.
     The translated task is only read by PddlState (actions, objects, init facts, types), so one result backs
-    every state built from the same game; parses are copied, as textgen mutates what it derives. The optimized
+    every state built from the same game; parses are copied, as textgen mutates what it derives, copying only
+    what it mutates (envs/alfworld_parse_copies.py). The optimized
     translation is made only when an engine loads it (envs/alfworld_replanning.py).
     """
     import fast_downward
@@ -151,9 +155,11 @@ def install_memos() -> dict[str, Any]:
                 translate = PersistedTranslations(translate, directory)
                 _installed["persisted"] = translate
             translation = Memo(translate, capacity=CACHED_TRANSLATIONS)
-            parse = Memo(textgen._parse_and_convert, copies=True)
-            game_grammar = Memo(pddl_logic._parse_and_convert, capacity=CACHED_GAME_GRAMMARS, copies=True)
-            logic_parse = Memo(textworld.logic._parse_and_convert, capacity=CACHED_LOGIC_PARSES, copies=True)
+            parse = Memo(textgen._parse_and_convert, copies=copy_template_parse)
+            game_grammar = Memo(pddl_logic._parse_and_convert, capacity=CACHED_GAME_GRAMMARS, copies=copy.deepcopy)
+            logic_parse = Memo(
+                textworld.logic._parse_and_convert, capacity=CACHED_LOGIC_PARSES, copies=copy_condition_parse
+            )
             fast_downward.pddl2sas = deferring_replanning(translation)
             textgen._parse_and_convert = parse
             pddl_logic._parse_and_convert = game_grammar
