@@ -156,9 +156,15 @@ def task_records(
 
 
 def write_study_run(
-    run_dir: Path, games: int = GAMES, trials: int = TRIALS, steps: int = MAX_STEPS, seed: int = 0
+    run_dir: Path,
+    games: int = GAMES,
+    trials: int = TRIALS,
+    steps: int = MAX_STEPS,
+    seed: int = 0,
+    metrics: bool = True,
 ) -> list[TrialRecord]:
-    """The synthetic run directory: the first `games` shipped games x CONDITIONS x up to `trials`; its records."""
+    """The synthetic run directory: the first `games` shipped games x CONDITIONS x up to `trials`; its records.
+    Without `metrics`, no metrics.json: a report measures them from the records."""
     rng = random.Random(seed)
     pool = published_reflections()
     chosen = [game.game_id for game in list_games()][:games]
@@ -174,7 +180,8 @@ def write_study_run(
         status="finished",
     )
     write_manifest(run_dir, manifest)
-    targets = {game: target_object(game) for game in chosen}
-    plan = RunPlan(conditions=list(CONDITIONS), tasks=chosen, trials=trials)
-    write_metrics(run_dir, run_metrics(records, plan, targets, task_mentions))
+    if metrics:
+        targets = {game: target_object(game) for game in chosen}
+        plan = RunPlan(conditions=list(CONDITIONS), tasks=chosen, trials=trials)
+        write_metrics(run_dir, run_metrics(records, plan, targets, task_mentions))
     return records

@@ -1,23 +1,29 @@
-"""metrics.frozen_threshold set on the command line reaches metrics.json, summary.md and report.md of a replayed run."""
+"""metrics.frozen_threshold set on the command line reaches metrics.json, summary.md and report.md of a run's records:
+the session's six-condition demo, finished, measured again at another threshold (a finished run's `metrics`
+settings may change on a rerun, which plays no trial)."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from harness.metrics.run import METRICS_FILE
-from tests.finished_runs import play
-from tests.runner import ROOT
-
-CACHE = ROOT / "tests" / "fixtures" / "five_conditions" / "llm_cache.jsonl"
+from harness.records import TRIALS_FILE
+from tests.finished_runs import FIVE, documented_overrides
+from tests.in_process import run_in_process
 
 
 @pytest.fixture(scope="module")
-def replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return play(tmp_path_factory.mktemp("replay") / "run", "experiment=five_conditions_demo",
-                "metrics.frozen_threshold=0.75", "llm.cache.mode=replay", f"llm.cache.path={CACHE}")  # fmt: skip
+def replay(five_conditions_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = Path(shutil.copytree(five_conditions_run, tmp_path_factory.mktemp("replay") / "run", symlinks=True))
+    overrides = (*documented_overrides(FIVE), "metrics.frozen_threshold=0.75", "progress=false")
+    result = run_in_process(*overrides, f"hydra.run.dir={run}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (run / TRIALS_FILE).read_bytes() == (five_conditions_run / TRIALS_FILE).read_bytes(), "a trial was played"
+    return run
 
 
 def test_the_setting_moves_the_frozen_counts_of_the_same_records(replay: Path) -> None:

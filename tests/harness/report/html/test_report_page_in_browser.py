@@ -17,6 +17,7 @@ from harness.metrics.core import most_similar_earlier, reflection_repetition_rat
 from harness.metrics.run import METRICS_FILE, RunMetrics
 from harness.records import read_trials
 from harness.report import write_report
+from harness.report._runs import load_run
 from harness.report.html import HTML_FILE
 from harness.report.html._text import similarity_text
 from tests.browser import GROUPS_JS, headless_chromium
@@ -149,9 +150,10 @@ def _in_page_order(run: Path, conditions: list[str]) -> list:
 @pytest.mark.slow
 def test_the_page_at_study_size_holds_every_group_and_filters(tmp_path: Path) -> None:
     run = tmp_path / "study"
-    study = write_study_run(run)
-    write_report([run], run, plots=False)
-    metrics = RunMetrics.model_validate_json((run / METRICS_FILE).read_text())
+    study = write_study_run(run, metrics=False)  # measured once, by the report's own reading of the records
+    data = load_run(run, run.name)
+    write_report([run], run, plots=False, runs=[data])
+    metrics = data.metrics
     assert len(study) == 134 * len(CONDITIONS) * 10
     with headless_chromium() as browser:
         browser.open(run / HTML_FILE)
