@@ -14,15 +14,15 @@ import hashlib
 import importlib.abc
 import importlib.machinery
 import importlib.metadata
-import pickle
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from envs.persisted_file import write_aside
+from envs.persisted_file import pickled
 
 FOLDER = "knowledge_base"
 """The translations folder's subfolder for the parsed logic (apart from the translations' own pickles)."""
@@ -41,16 +41,9 @@ class PersistedLogic:
         paths = list(paths)
         texts = [Path(path).read_text() for path in paths]
         key = hashlib.sha256(repr((importlib.metadata.version("textworld"), paths, texts)).encode()).hexdigest()
-        path = self.directory / f"{key}.pickle"
-        try:
-            logic = pickle.loads(path.read_bytes())
-            self.reads += 1
-            return logic
-        except Exception:  # none yet, or a torn or foreign file: parse, and write it (again)
-            pass
-        logic = self._parse(cls, paths)
-        if write_aside(path, pickle.dumps(logic)):
-            self.writes += 1
+        logic, how = pickled(self.directory / f"{key}.pickle", partial(self._parse, cls, paths))
+        self.reads += how == "read"
+        self.writes += how == "written"
         return logic
 
 

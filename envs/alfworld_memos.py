@@ -22,16 +22,16 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib.metadata
-import pickle
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from envs.alfworld_parse_copies import copy_condition_parse, copy_template_parse
 from envs.alfworld_replanning import deferring_replanning
-from envs.persisted_file import write_aside
+from envs.persisted_file import pickled
 
 CACHED_TRANSLATIONS = 128
 """Translations kept (one a game, two for a planner's engine): a run's concurrent games fit; an older game is
@@ -88,16 +88,10 @@ class PersistedTranslations:
 
     def __call__(self, domain: str, problem: str, verbose: bool = False, optimize: bool = False) -> Any:
         key = hashlib.sha256(repr((self._version, optimize, domain, problem)).encode()).hexdigest()
-        path = self.directory / f"{key}.pickle"
-        try:
-            result = pickle.loads(path.read_bytes())
-            self.reads += 1
-            return result
-        except Exception:  # none yet, or a torn or foreign file: translate, and write it (again)
-            pass
-        result = self._translate(domain, problem, verbose=verbose, optimize=optimize)
-        if write_aside(path, pickle.dumps(result)):  # a read-only or full disk only costs the next process a translation
-            self.writes += 1
+        translate = partial(self._translate, domain, problem, verbose=verbose, optimize=optimize)
+        result, how = pickled(self.directory / f"{key}.pickle", translate)
+        self.reads += how == "read"
+        self.writes += how == "written"
         return result
 
 

@@ -1,10 +1,15 @@
-"""A file written aside and renamed into place, for caches that other processes read while it is written."""
+"""Values pickled in a folder for other processes: read back, or made and written aside and renamed into place."""
 
 from __future__ import annotations
 
 import os
+import pickle
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Literal, TypeVar
+
+T = TypeVar("T")
 
 
 def write_aside(path: Path, data: bytes) -> bool:
@@ -19,3 +24,15 @@ def write_aside(path: Path, data: bytes) -> bool:
         return True
     except OSError:
         return False
+
+
+def pickled(path: Path, make: Callable[[], T]) -> tuple[T, Literal["read", "written", "made"]]:
+    """The value pickled at `path`, or `make()`'s, then pickled there; and which: read, written, or made only (the
+    disk refused it, which costs the next process a `make`). The files are pickles written by this code: keep
+    their folder where only you write."""
+    try:
+        return pickle.loads(path.read_bytes()), "read"
+    except Exception:  # none yet, or a torn or foreign file: made, and written (again)
+        pass
+    value = make()
+    return value, "written" if write_aside(path, pickle.dumps(value)) else "made"
