@@ -67,7 +67,6 @@ class _OnLogicImport(importlib.abc.MetaPathFinder):
     imports it before its knowledge base, so the knowledge base's load goes through the folder."""
 
     def __init__(self, directory: Path) -> None:
-        self.persisted: PersistedLogic | None = None
         self._directory = directory
 
     def find_spec(
@@ -83,21 +82,20 @@ class _OnLogicImport(importlib.abc.MetaPathFinder):
 
     def _persist(self, module: ModuleType) -> None:
         game_logic = module.GameLogic
-        self.persisted = PersistedLogic(game_logic.load.__func__, self._directory)
-        game_logic.load = classmethod(self.persisted)
+        game_logic.load = classmethod(PersistedLogic(game_logic.load.__func__, self._directory))
 
 
 @contextmanager
-def knowledge_base_kept_in(directory: Path | None) -> Iterator[_OnLogicImport | None]:
+def knowledge_base_kept_in(directory: Path | None) -> Iterator[None]:
     """Within: a first import of textworld reads its knowledge base from `directory`/knowledge_base, or parses it
-    and keeps it there (None: parsed, as textworld does). Yields the hook, whose `persisted` counts reads and writes
-    once textworld has been imported inside."""
+    and keeps it there (None: parsed, as textworld does). textworld's `GameLogic.load` is then a PersistedLogic,
+    which counts its reads and writes."""
     if directory is None or "textworld.logic" in sys.modules:
-        yield None
+        yield
         return
     hook = _OnLogicImport(directory / FOLDER)
     sys.meta_path.insert(0, hook)
     try:
-        yield hook
+        yield
     finally:
         sys.meta_path.remove(hook)

@@ -1,7 +1,7 @@
 """Copies of memoized textworld parses that copy only what textworld changes in them.
 
-The memos (envs/alfworld_memos.py) hand each caller its own copy of a parse. A deep copy was a fifth of a replayed
-ALFWorld episode's CPU, though most of what it copied is never changed: textworld.logic's predicates and
+The memos (envs/alfworld_memos.py) hand each caller its own copy of a parse. A deep copy was an eighth of a replayed
+ALFWorld run's CPU, though most of what it copied is never changed: textworld.logic's predicates and
 placeholders are values (their hash is fixed when they are made), and textgen only sets `context` on the symbols it
 derives. Anything else is deep-copied as before.
 """
