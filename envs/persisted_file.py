@@ -12,7 +12,7 @@ from typing import Literal, TypeVar
 T = TypeVar("T")
 
 
-def write_aside(path: Path, data: bytes) -> bool:
+def _write_aside(path: Path, data: bytes) -> bool:
     """Write `data` to `path` through a temporary file in its folder (created if missing), so a reader in another
     process sees the whole file or none; False when the disk refuses (read-only or full): a cache only loses a copy."""
     try:
@@ -35,4 +35,4 @@ def pickled(path: Path, make: Callable[[], T]) -> tuple[T, Literal["read", "writ
     except Exception:  # none yet, or a torn or foreign file: made, and written (again)
         pass
     value = make()
-    return value, "written" if write_aside(path, pickle.dumps(value)) else "made"
+    return value, "written" if _write_aside(path, pickle.dumps(value)) else "made"
