@@ -46,6 +46,13 @@ class ModelConfig(BaseModel):
     n_ctx: StrictInt = Field(8192, ge=16, description="llamacpp: context window in tokens.")
     n_threads: StrictInt | None = Field(None, ge=1, description="llamacpp: CPU threads; None = all cores.")
     n_batch: StrictInt = Field(512, ge=1, description="llamacpp: prompt tokens evaluated per batch.")
+    prefix_store_mb: StrictInt = Field(
+        0,
+        ge=0,
+        description="llamacpp: megabytes of earlier prompts' KV cache kept, so that a prompt starting as one of them "
+        "did evaluates only the rest (a study asking many prompts that share a long start); 0 = only the last "
+        "prompt's, as llama-cpp-python keeps it.",
+    )
     timeout_s: Number = Field(
         120.0, gt=0, description="openai: seconds one HTTP attempt may take in all (connect, send, the whole answer)."
     )

@@ -64,6 +64,51 @@ class _Parked:
     cells: bytes
 
 
+def _common_prefix(first: list[int], second: list[int]) -> int:
+    """How many tokens two token lists share from their start."""
+    shared = 0
+    for a, b in zip(first, second):
+        if a != b:
+            break
+        shared += 1
+    return shared
+
+
+class PrefixStore:
+    """Earlier prompts' KV prefixes, the least recently used dropped beyond `capacity_bytes`.
+
+    llama-cpp-python reuses only the prefix its context holds, the last prompt's. A study that asks several prompts
+    sharing a long start (the same task and trajectories, then different rules) in between others evaluates that
+    start each time; with the store, only what follows it. What is evaluated changes, not what is asked.
+    """
+
+    MIN_GAIN = 32
+    """Fewer shared tokens than the context already holds plus this are not worth copying a prefix back."""
+
+    def __init__(self, capacity_bytes: int) -> None:
+        self.capacity_bytes = capacity_bytes
+        self._kept: list[_Parked] = []
+        self.restored = 0
+
+    def restore_best(self, llama: Llama, tokens: list[int]) -> None:
+        """Put the kept prefix sharing the most of `tokens` in the context, when it shares MIN_GAIN more than the
+        context's own."""
+        held = _common_prefix(llama.input_ids[: llama.n_tokens].tolist(), tokens)
+        best = max(self._kept, key=lambda parked: _common_prefix(parked.tokens, tokens), default=None)
+        if best is not None and _common_prefix(best.tokens, tokens) >= held + self.MIN_GAIN:
+            self._kept.remove(best)
+            self._kept.append(best)
+            _restore(llama, best)
+            self.restored += 1
+
+    def keep(self, llama: Llama) -> None:
+        """Keep the context's prefix (the prompt just answered, with its answer)."""
+        parked = _park(llama)
+        self._kept = [p for p in self._kept if p.tokens != parked.tokens] + [parked]
+        while sum(len(p.cells) for p in self._kept) > self.capacity_bytes and self._kept:
+            self._kept.pop(0)
+
+
 class SharedLlama:
     """One loaded model for every backend of the same weights and settings in this process.
 
@@ -81,6 +126,7 @@ class SharedLlama:
         self.chat_formatter: Jinja2ChatFormatter | None = None
         self._holder: int | None = None
         self._parked: dict[int, _Parked] = {}
+        self.prefixes = PrefixStore(config.prefix_store_mb * 1024 * 1024) if config.prefix_store_mb else None
         self._abort = ctypes.create_string_buffer(1)  # empty: compute; one character: abort (_ABORT_WHEN_MARKED)
         self.stopped = False
         self._closed = False
@@ -188,7 +234,7 @@ def stop_embedded_models() -> None:
 
 def shared_llama(config: ModelConfig) -> SharedLlama:
     """The process's SharedLlama for this model and its load settings, made on first use."""
-    key = (config.model, config.n_ctx, config.threads(), config.n_batch)
+    key = (config.model, config.n_ctx, config.threads(), config.n_batch, config.prefix_store_mb)
     with _shared_lock:
         model = _shared.get(key)
         if model is None:
@@ -219,7 +265,8 @@ class LlamaCppBackend:
     def generate(self, request: LLMRequest) -> LLMResponse:
         """Run `request`; raises ContextOverflowError instead of letting llama.cpp shorten the answer."""
         with self._model.lock:
-            prompt_tokens = self._count_prompt_tokens(request)
+            tokens = self._prompt_tokens(request)
+            prompt_tokens = len(tokens)
             n_ctx = self._llama.n_ctx()
             if prompt_tokens + request.max_tokens > n_ctx:
                 raise ContextOverflowError(
@@ -233,6 +280,9 @@ class LlamaCppBackend:
             }
             if request.top_p is not None:  # unset, llama.cpp samples with its own default (0.95)
                 options["top_p"] = request.top_p
+            store = self._model.prefixes
+            if store is not None:
+                store.restore_best(self._llama, tokens)
             llama_cpp.llama_perf_context_reset(self._llama.ctx)
             started = time.perf_counter()
             try:
@@ -248,6 +298,8 @@ class LlamaCppBackend:
                     raise LLMError(f"the embedded model {self.config.model!r} was stopped mid-call") from error
                 raise
             latency = time.perf_counter() - started
+            if store is not None:
+                store.keep(self._llama)
         usage = result["usage"]
         return LLMResponse(
             text=text,
@@ -268,18 +320,17 @@ class LlamaCppBackend:
             generated_tokens_per_s=perf.n_eval / perf.t_eval_ms * 1000 if perf.t_eval_ms else 0.0,
         )
 
-    def _count_prompt_tokens(self, request: LLMRequest) -> int:
-        # Tokenised as llama-cpp-python will tokenise it, so the bound we check is the one it enforces.
+    def _prompt_tokens(self, request: LLMRequest) -> list[int]:
+        # Tokenised as llama-cpp-python will tokenise it, so the bound we check is the one it enforces and the
+        # prefix store compares what the context will hold.
         llama = self._llama  # loads the model, and with it the chat formatter
         if request.kind == "completion":
-            return len(llama.tokenize((request.prompt or "").encode("utf-8"), add_bos=True, special=True))
+            return llama.tokenize((request.prompt or "").encode("utf-8"), add_bos=True, special=True)
         formatter = self._model.chat_formatter
         if formatter is None:
             raise LLMError(f"model {self.config.model!r} has no chat template in its GGUF; send completion requests")
         rendered = formatter(messages=[message.model_dump() for message in request.messages or []])
-        return len(
-            llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True)
-        )
+        return llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True)
 
 
 def _gguf_chat_formatter(llama: Llama) -> Jinja2ChatFormatter | None:

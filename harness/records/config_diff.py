@@ -30,6 +30,7 @@ MODEL_KEYS_NOT_SHAPING = (
     *("timeout_s", "max_retries", "retry_max_wait_s"),
     *("max_answer_chars_per_token", "max_answer_chars"),
     "n_threads",
+    "prefix_store_mb",
 )
 LATER_DEFAULTS: Final[dict[str, Any]] = {
     "sampling": {role: {"temperature": None, "top_p": None} for role in ("actor", "reflector")},

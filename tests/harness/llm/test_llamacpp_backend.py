@@ -181,3 +181,35 @@ def test_two_roles_share_one_model_and_keep_their_own_prefix() -> None:
     # The reflector's call in between did not cost the actor its prefix: only the new tail (and the one token
     # llama.cpp replays to refresh the logits) is evaluated, not the whole prompt.
     assert prompt_tokens > 150 and evaluated <= 8, (prompt_tokens, evaluated)
+
+
+def test_a_prompt_starting_as_an_earlier_one_evaluates_only_the_rest_with_the_prefix_store() -> None:
+    stored = create_backend(SMOLLM2.model_copy(update={"prefix_store_mb": 64}))
+    plain = create_backend(SMOLLM2)
+    assert isinstance(stored, LlamaCppBackend) and isinstance(plain, LlamaCppBackend)
+    first = LLMRequest(kind="completion", prompt=LONG_PROMPT, max_tokens=4, stop=["\n"])
+    later = first.model_copy(update={"prompt": LONG_PROMPT + ", fruit 40 is"})
+    evaluated = {}
+    answers = {}
+    for name, backend in (("stored", stored), ("plain", plain)):
+        # Another prompt in between: the context no longer holds the long one's prefix.
+        answers[name] = [backend.generate(first).text, backend.generate(COMPLETION).text]
+        answers[name].append(backend.generate(later).text)
+        evaluated[name] = backend.timings().prompt_tokens
+    assert answers["stored"] == answers["plain"]
+    assert evaluated["stored"] <= 8 < 150 < evaluated["plain"], evaluated
+    assert stored._model.prefixes is not None and stored._model.prefixes.restored == 1
+
+
+def test_the_prefix_store_keeps_within_its_size() -> None:
+    backend = create_backend(SMOLLM2.model_copy(update={"prefix_store_mb": 64}))
+    assert isinstance(backend, LlamaCppBackend)
+    store = backend._model.prefixes
+    assert store is not None
+    prompts = [f"{n} " + LONG_PROMPT for n in range(3)]
+    for prompt in prompts:
+        backend.generate(LLMRequest(kind="completion", prompt=prompt, max_tokens=2))
+    assert len(store._kept) == 3 and sum(len(p.cells) for p in store._kept) <= store.capacity_bytes
+    store.capacity_bytes = len(store._kept[-1].cells) * 3 // 2  # room for one prefix of about this length
+    backend.generate(LLMRequest(kind="completion", prompt=prompts[0] + ", fruit 40 is", max_tokens=2))
+    assert len(store._kept) == 1, "the least recently used were not dropped"
