@@ -1,7 +1,8 @@
 """Benchmark: ALFWorld episodes per minute over HTTP at several max_concurrency values, against the latency server.
 
     python -m benchmarks.throughput [--delay-ms 500] [--concurrency 1 4 16] [--games 32] [--max-steps 10]
-                                    [--engine-workers N] [--translations cold|warm] [--answers recorded|scripted]
+                                    [--engine-workers N] [--translations cold|warm] [--no-prefetch]
+                                    [--answers recorded|scripted] [--repeats N]
                                     [--base-games N] [--study] [--profile] [--checkout DIR]
 
 Each concurrency value is one `python run.py` (model=openai-compatible, llm.cache.mode=off, strategy=no_memory,
@@ -15,7 +16,8 @@ the speed-up is over concurrency 1 (target: >= 12 at 16), which `--base-games N`
 (default: two per core, started as episodes overlap; `--engine-workers 1` keeps it in the run's process). Each run
 has a translations folder (`env.translation_cache`) of its own: `cold` (default) starts every run empty, so each
 translates its games once; `warm` fills one folder before the first run (untimed) and every run reads it, as a run
-after an earlier one does. `--study` is the study-shaped preset: 134 games x 30 steps, scripted, warm, concurrency 1
+after an earlier one does; a cold run's workers translate the first wave's games while a prefetcher translates the
+rest on idle CPU (envs/alfworld_prefetch.py; `--no-prefetch` turns it off). `--study` is the study-shaped preset: 134 games x 30 steps, scripted, warm, concurrency 1
 (first 8 games), 16 and 64. `--checkout DIR` runs another checkout's run.py with the same settings, to pair two.
 
 Per step (an action), from the loop's span: the run's own process's CPU (`harness_cpu_ms_per_step`: every thread,
@@ -29,7 +31,8 @@ The ideal (`ideal_loop_s`, and `bound` naming what sets it) is the longest of: t
 their LLM waits, their engine CPU and the harness's CPU at the least a step any of the runs took (contention only
 adds to it), nothing waiting, started in the loop's order as slots free up (`episodes`); that harness CPU of all
 steps on one core, as the harness's Python holds one at most (`harness`); the harness's and the engine's CPU
-spread over the machine's cores (`cpu`).
+(the workers' whole CPU where larger: the prefetcher's translations are in no record) spread over the machine's
+cores (`cpu`). `--repeats N` plays each concurrency above 1 N times and shows the run of median loop time.
 `share_of_ideal` is ideal_loop_s over loop_s; peak RSS is sampled over the run's process and its workers.
 """
 
@@ -69,9 +72,9 @@ gives every episode the same length, its episodes per minute are those of all 13
 API_KEY_ENV = {"OPENAI_API_KEY": "latency-server-needs-no-key", "NO_PROXY": "127.0.0.1,localhost"}
 
 
-def translations_for(concurrency: int, args: argparse.Namespace, scratch: Path) -> Path:
+def translations_for(concurrency: int, args: argparse.Namespace, scratch: Path, repeat: int = 0) -> Path:
     """The run's translations folder: its own empty one (cold), or the one filled before the first run (warm)."""
-    return scratch / ("translations" if args.translations == "warm" else f"translations_c{concurrency}")
+    return scratch / ("translations" if args.translations == "warm" else f"translations_c{concurrency}_{repeat}")
 
 
 def fill_translations(folder: Path, games: int) -> None:
@@ -85,7 +88,7 @@ def profile_path(concurrency: int, args: argparse.Namespace) -> Path | None:
     return args.out.with_name(f"{args.out.stem}.c{concurrency}.profile.txt") if args.profile else None
 
 
-def run_at(concurrency: int, args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
+def run_at(concurrency: int, args: argparse.Namespace, scratch: Path, repeat: int = 0) -> dict[str, Any]:
     """One run at `concurrency` against a fresh latency server; its figures."""
     games = args.base_games if concurrency == 1 and args.base_games else args.games
     overrides = [
@@ -99,16 +102,18 @@ def run_at(concurrency: int, args: argparse.Namespace, scratch: Path) -> dict[st
         f"experiment.max_concurrency={concurrency}",
         "llm.cache.mode=off",
         f"llm.cache.path={scratch / 'unused_cache.jsonl'}",
-        f"env.translation_cache={translations_for(concurrency, args, scratch)}",
+        f"env.translation_cache={translations_for(concurrency, args, scratch, repeat)}",
     ]
     if args.engine_workers is not None:
         overrides.append(f"env.engine_workers={args.engine_workers}")
+    if args.no_prefetch:
+        overrides.append("env.prefetch_translations=false")
     cache = args.cache if args.answers == "recorded" else None
     with LatencyServer(cache, delay_s=args.delay_ms / 1000) as server:
         try:
             run = run_entry_point(
                 [*overrides, f"model.base_url={server.base_url}"],
-                scratch / f"c{concurrency}",
+                scratch / f"c{concurrency}_{repeat}",
                 API_KEY_ENV,
                 root=args.checkout,
                 profile=profile_path(concurrency, args),
@@ -159,6 +164,12 @@ def run_at(concurrency: int, args: argparse.Namespace, scratch: Path) -> dict[st
     }
 
 
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run of median loop time (the lower middle of an even count), with every run's loop time beside it."""
+    chosen = sorted(runs, key=lambda run: run["loop_s"])[(len(runs) - 1) // 2]
+    return {**chosen, "loop_s_repeats": [run["loop_s"] for run in runs]}
+
+
 def schedule_s(durations: list[float], slots: int) -> float:
     """How long `durations` take when started in order, each as soon as one of `slots` is free (the loop's way)."""
     free_at = [0.0] * min(slots, len(durations))
@@ -177,7 +188,8 @@ def ideal_loop(run: dict[str, Any], harness_floor_ms: float, cores: int | None =
     `episodes`: each episode one chain of its LLM waits, its engine CPU (records' timing.env_cpu_s) and the harness's
     CPU at `harness_floor_ms` a step, nothing waiting, the chains started in the loop's order as slots free up;
     `harness`: that harness CPU of all steps on one core (its Python holds one at most); `cpu`: the harness's and the
-    engine's CPU spread over the machine's `cores` (default: this one's).
+    engine's CPU (or the workers' whole CPU, the prefetcher's included, where larger) spread over the machine's `cores`
+    (default: this one's).
     """
     floor_s = harness_floor_ms / 1000
     chains = [llm_s + engine_s + steps * floor_s for llm_s, engine_s, steps in run["episodes_started"]]
@@ -185,7 +197,8 @@ def ideal_loop(run: dict[str, Any], harness_floor_ms: float, cores: int | None =
     bounds = {
         "episodes": schedule_s(chains, run["concurrency"]),
         "harness": harness_s,
-        "cpu": (harness_s + run["engine_cpu_s"]) / (cores or CORES),
+        # The workers' whole CPU where the records' engine CPU is less: the prefetcher's translations, for one.
+        "cpu": (harness_s + max(run["engine_cpu_s"], run["loop_workers_cpu_s"] or 0.0)) / (cores or CORES),
     }
     bound = max(bounds, key=lambda name: bounds[name])
     return round(bounds[bound], 2), bound
@@ -200,6 +213,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--max-steps", type=int, default=10)
     parser.add_argument("--engine-workers", type=int, default=None, help="env.engine_workers (default: the run's)")
     parser.add_argument("--translations", choices=("cold", "warm"), default="cold", help="see above")
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="runs at each concurrency above 1; the median loop's figures are shown"
+    )
+    parser.add_argument(
+        "--no-prefetch", action="store_true", help="env.prefetch_translations=false (not for a checkout before it)"
+    )
     parser.add_argument(
         "--checkout", type=Path, default=ROOT, help="run this checkout's run.py (default: this one), to pair two"
     )
@@ -224,7 +243,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="throughput-") as scratch:
         if args.translations == "warm":
             fill_translations(translations_for(1, args, Path(scratch)), args.games)
-        runs = [run_at(n, args, Path(scratch)) for n in sorted(args.concurrency)]
+        runs = [median_run([run_at(n, args, Path(scratch), i) for i in range(args.repeats if n > 1 else 1)])
+                for n in sorted(args.concurrency)]
     base = runs[0]
     # The least CPU the harness spent a step in any run: what it needs, without what contention added.
     floor_ms = min((run["harness_cpu_ms_per_step"] for run in runs if run["harness_cpu_ms_per_step"]), default=0.0)
@@ -276,7 +296,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"in the engine (alfworld_s / episodes), {base['engine_cpu_per_episode_s']} s of its CPU.",
             f"Ideal: the longest of the episodes played as chains of LLM waits and their own CPU (the harness's at "
             f"least {floor_ms} ms a step of these runs, the engine's) in the loop's order, that harness CPU on one core, "
-            f"and the harness's and engine's CPU over the {CORES} cores; `bound` names which.",
+            f"and the harness's and engine's CPU (the workers' where larger) over the {CORES} cores; `bound` names which.",
             *profiles,
         ),
     )

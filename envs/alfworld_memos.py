@@ -86,10 +86,14 @@ class PersistedTranslations:
         self.reads = 0
         self.writes = 0
 
-    def __call__(self, domain: str, problem: str, verbose: bool = False, optimize: bool = False) -> Any:
+    def path(self, domain: str, problem: str, optimize: bool = False) -> Path:
+        """Where the translation of these texts is kept."""
         key = hashlib.sha256(repr((self._version, optimize, domain, problem)).encode()).hexdigest()
+        return self.directory / f"{key}.pickle"
+
+    def __call__(self, domain: str, problem: str, verbose: bool = False, optimize: bool = False) -> Any:
         translate = partial(self._translate, domain, problem, verbose=verbose, optimize=optimize)
-        result, how = pickled(self.directory / f"{key}.pickle", translate)
+        result, how = pickled(self.path(domain, problem, optimize), translate)
         self.reads += how == "read"
         self.writes += how == "written"
         return result

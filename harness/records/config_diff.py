@@ -13,6 +13,7 @@ RESUMABLE_KEYS = (
     "experiment.max_concurrency",
     "env.engine_workers",
     "env.translation_cache",
+    "env.prefetch_translations",
     "llm",
     "metrics",
     "progress",

@@ -53,6 +53,12 @@ class AlfworldEnvConfig(BaseModel):
         "time); 0 or 1 = in this process.",
     )
 
+    prefetch_translations: bool = Field(
+        True,
+        description="With engine workers and a translation_cache: translate the games ahead of their first reset in "
+        "a process that runs only on idle CPU (envs/alfworld_prefetch.py); the same translations either way.",
+    )
+
     @field_validator("translation_cache")
     @classmethod
     def _a_folder(cls, value: str | None) -> str | None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from envs.alfworld import AlfworldEpisode, AlfworldGame
 from envs.alfworld_memos import keep_translations_in
 from envs.alfworld_pool import EngineWorkers, RemoteEpisode
+from envs.alfworld_prefetch import TranslationPrefetch
 from harness.domains.alfworld.config import AlfworldEnvConfig
 from harness.domains.alfworld.selection import choose_games
 from harness.domains.alfworld.actor import play_episode
@@ -34,17 +35,21 @@ class AlfworldDomain(Domain):
         engine_workers: int = 1,
         translation_cache: Path | None = None,
         workers_chosen: bool = True,
+        prefetch: bool = True,
     ) -> None:
         """engine_workers: engine processes for concurrent episodes; 0 or 1 plays every episode in this process.
         translation_cache: where engines keep the games' translations on disk (None: in memory only).
         workers_chosen: False when engine_workers is the per-core default, which a run playing one episode at a
-        time (warm_up(1)) replaces by this process."""
+        time (warm_up(1)) replaces by this process. prefetch: with workers and a translation_cache, translate the games
+        ahead of their first reset (envs/alfworld_prefetch.py)."""
         self.games = {game.game_id: game for game in games}
         self.max_steps = max_steps
         self.newline_before_prompt = newline_before_prompt
         self._translations = translation_cache
         self._workers_chosen = workers_chosen
         self._workers: EngineWorkers | None = None
+        self._prefetch = prefetch
+        self._prefetcher: TranslationPrefetch | None = None
         if engine_workers > 1:
             self._workers = EngineWorkers(engine_workers, translation_cache)
         else:
@@ -115,8 +120,14 @@ class AlfworldDomain(Domain):
             keep_translations_in(self._translations)
             return
         self._workers.start(concurrency)
+        if self._prefetch and self._translations is not None and self._prefetcher is None:
+            # From the first game on: the run's start leaves a core idle now and then, while the workers load.
+            games = [Path(game.game_file) for game in self.games.values()]
+            self._prefetcher = TranslationPrefetch(self._translations, games)
 
     def close(self) -> None:
+        if self._prefetcher is not None:
+            self._prefetcher.close()
         if self._workers is not None:
             self._workers.close()
 
@@ -140,4 +151,5 @@ def build(env: AlfworldEnvConfig, only: frozenset[str] | None = None) -> Alfworl
         env.workers(),
         translations,
         workers_chosen=env.engine_workers is not None,
+        prefetch=env.prefetch_translations,
     )
