@@ -49,9 +49,9 @@ class ModelConfig(BaseModel):
     prefix_store_mb: StrictInt = Field(
         0,
         ge=0,
-        description="llamacpp: megabytes of earlier prompts' KV cache kept, so that a prompt starting as one of them "
-        "did evaluates only the rest (a study asking many prompts that share a long start); 0 = only the last "
-        "prompt's, as llama-cpp-python keeps it.",
+        description="llamacpp: megabytes of KV cache kept from earlier prompts, so that a prompt sharing a long start "
+        "with one of them is evaluated only from where they part; 0 = only the last prompt's, as llama-cpp-python "
+        "keeps it.",
     )
     timeout_s: Number = Field(
         120.0, gt=0, description="openai: seconds one HTTP attempt may take in all (connect, send, the whole answer)."
