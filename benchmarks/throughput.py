@@ -198,7 +198,7 @@ def ideal_loop(run: dict[str, Any], harness_floor_ms: float, cores: int | None =
         "episodes": schedule_s(chains, run["concurrency"]),
         "harness": harness_s,
         # The workers' whole CPU where the records' engine CPU is less: the prefetcher's translations, for one.
-        "cpu": (harness_s + max(run["engine_cpu_s"], run["loop_workers_cpu_s"] or 0.0)) / (cores or CORES),
+        "cpu": (harness_s + max(run["engine_cpu_s"], run.get("loop_workers_cpu_s") or 0.0)) / (cores or CORES),
     }
     bound = max(bounds, key=lambda name: bounds[name])
     return round(bounds[bound], 2), bound

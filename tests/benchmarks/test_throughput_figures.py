@@ -22,7 +22,7 @@ def test_throughput_speedup_table_and_json(
 ) -> None:
     # 32 episodes of 10 calls at 0.5 s, 0.3 s of engine CPU and 10 steps each: with the harness's 5 ms a step, each
     # episode is a chain of 5.35 s at the least.
-    def fake_run_at(concurrency: int, args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
+    def fake_run_at(concurrency: int, args: argparse.Namespace, scratch: Path, repeat: int = 0) -> dict[str, Any]:
         loop = {1: 180.0, 4: 45.0, 16: 12.0}[concurrency]
         return {
             "concurrency": concurrency,
@@ -35,6 +35,7 @@ def test_throughput_speedup_table_and_json(
             "alfworld_s": 10.0,
             "engine_cpu_per_episode_s": 0.3,
             "engine_cpu_s": 9.6,
+            "loop_workers_cpu_s": 9.92,
             "run_cpu_s": 20.0,
             "peak_rss_mb": 300.0,
             "harness_cpu_ms_per_step": {1: 5.0, 4: 6.0, 16: 8.0}[concurrency],
@@ -73,6 +74,28 @@ def test_the_ideal_names_what_bounds_it() -> None:
     assert throughput.ideal_loop(slow_engine, 1.0, cores=16) == (6.01, "episodes")
     heavy_harness = {**slow_engine, "engine_cpu_s": 0.0, "episodes_started": [[0.5, 0.0, 10]] * 30}
     assert throughput.ideal_loop(heavy_harness, 100.0, cores=16) == (30.0, "harness")
+    # Translations made by the prefetcher are in no record's engine CPU, but in the workers' whole CPU.
+    prefetched = {**slow_engine, "engine_cpu_s": 20.0, "loop_workers_cpu_s": 40.0}
+    assert throughput.ideal_loop(prefetched, 1.0, cores=2) == (20.15, "cpu")
+
+
+def test_repeats_show_the_run_of_median_loop_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    asked: list[tuple[int, int]] = []
+
+    def fake_run_at(concurrency: int, args: argparse.Namespace, scratch: Path, repeat: int = 0) -> dict[str, Any]:
+        asked.append((concurrency, repeat))
+        loop = 100.0 if concurrency == 1 else [12.0, 14.0, 11.0][repeat]
+        return {"concurrency": concurrency, "episodes": 32, "steps": 320, "llm_calls": 320, "peak_calls_in_flight": 1,
+                "loop_s": loop, "process_s": loop, "alfworld_s": 1.0, "engine_cpu_per_episode_s": 0.03,
+                "engine_cpu_s": 1.0, "loop_workers_cpu_s": 1.0, "peak_rss_mb": 1.0, "harness_cpu_ms_per_step": 1.0,
+                "engine_cpu_ms_per_step": 3.0, "workers_cpu_ms_per_step": 3.0, "engine_wait_ms_per_step": 0.0,
+                "episodes_per_min": 32 / loop * 60, "episodes_started": [[1.0, 0.03, 10]] * 32}
+
+    monkeypatch.setattr(throughput, "run_at", fake_run_at)
+    result = throughput.main(["--concurrency", "1", "16", "--repeats", "3", "--out", str(tmp_path / "t.json")])
+    assert asked == [(1, 0), (16, 0), (16, 1), (16, 2)], "concurrency 1 once, each repeat on its own folders"
+    top = result["figures"]["runs"][1]
+    assert (top["loop_s"], top["loop_s_repeats"]) == (12.0, [12.0, 14.0, 11.0])
 
 
 def test_episodes_start_in_order_as_slots_free_up() -> None:
