@@ -292,18 +292,23 @@ def test_closing_every_descriptor_or_forging_the_report_is_not_a_pass(contained:
 
 @needs_root
 def test_double_forked_daemon_does_not_outlive_the_run(contained: None) -> None:
+    # The program goes on only once the daemon has printed its pid (a pipe): on a loaded machine the sandbox's end
+    # could otherwise kill the daemon before it ever ran, leaving nothing to look for.
     code = (
         "import os, signal, time\n"
+        "ready, announced = os.pipe()\n"
         "if os.fork() == 0:\n"
         "    os.setsid()\n"
         "    if os.fork() == 0:\n"
         "        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):\n"
         "            signal.signal(sig, signal.SIG_IGN)\n"
         "        print('daemon', os.getpid(), flush=True)\n"
+        "        os.write(announced, b'x')\n"
         "        while True:\n"
         "            time.sleep(0.05)\n"
         "    os._exit(0)\n"
-        "os.wait()\n" + ADD
+        "os.wait()\n"
+        "os.read(ready, 1)\n" + ADD
     )
     verdict = run(code, "assert add(1, 2) == 3")
     assert verdict.passed
