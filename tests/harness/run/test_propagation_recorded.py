@@ -13,6 +13,7 @@ from harness.reflection.insights.library_trace import build_experience, library_
 from harness.reflection.insights.rule_gate import contradicted, evidence_plays
 from harness.reflection.insights.trace import RESULT_FILE
 from tests.in_process import run_in_process, run_module
+from tests.recorded_propagation import assert_plants_share_the_clean_critiques, assert_the_committed_table_is_printed, replay
 from tests.runner import ROOT
 
 FIXTURE = ROOT / "tests" / "fixtures" / "propagation"
@@ -22,17 +23,7 @@ PLANTS = ("none", "correct", "vacuous", "off_task")
 
 @pytest.fixture(scope="module")
 def replayed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    root = tmp_path_factory.mktemp("propagation")
-    no_models = root / "no-models"
-    no_models.mkdir()
-    result = run_in_process(
-        "experiment=propagation_first", "scenario.cache.mode=replay",
-        f"scenario.cache.path={FIXTURE / 'llm_cache.jsonl'}", f"hydra.run.dir={root / 'run'}",
-        env={"REFLEXION_HARNESS_MODEL_DIR": str(no_models)},
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert list(no_models.iterdir()) == [], "the replay assembled or loaded a model"
-    return root / "run", result.stdout
+    return replay("propagation_first", FIXTURE, tmp_path_factory.mktemp("propagation"))
 
 
 def test_every_build_of_the_design_is_replayed(replayed: tuple[Path, str]) -> None:
@@ -48,19 +39,11 @@ def test_every_build_of_the_design_is_replayed(replayed: tuple[Path, str]) -> No
 
 
 def test_a_planted_build_shares_every_critique_before_its_plant(replayed: tuple[Path, str]) -> None:
-    study = PropagationStudy.model_validate_json((replayed[0] / RESULT_FILE).read_text())
-    clean = {(b.seed, b.gate): b for b in study.builds if b.plant.kind == "none"}
-    for build in study.builds:
-        twin = clean[build.seed, build.gate]
-        before = build.plant.step
-        assert [s.raw_answer for s in build.ledger.steps[:before]] == [s.raw_answer for s in twin.ledger.steps[:before]]
+    assert_plants_share_the_clean_critiques(replayed[0])
 
 
 def test_the_committed_table_is_what_the_run_and_the_trace_command_print(replayed: tuple[Path, str]) -> None:
-    run_dir, stdout = replayed
-    committed = (FIXTURE / "table.md").read_text()
-    assert stdout == committed
-    assert run_module("harness.cli.trace", str(run_dir)).stdout == committed
+    assert_the_committed_table_is_printed(*replayed, FIXTURE)
 
 
 def test_the_soapbar_rule_is_copied_and_contradicted_in_every_seed(replayed: tuple[Path, str]) -> None:

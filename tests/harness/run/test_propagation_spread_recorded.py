@@ -10,7 +10,7 @@ import pytest
 
 from harness.records.propagation import PropagationStudy
 from harness.reflection.insights.trace import RESULT_FILE, trace
-from tests.in_process import run_in_process, run_module
+from tests.recorded_propagation import assert_plants_share_the_clean_critiques, assert_the_committed_table_is_printed, replay
 from tests.runner import ROOT
 
 FIXTURE = ROOT / "tests" / "fixtures" / "propagation_spread"
@@ -20,16 +20,7 @@ PLANTED = ("off_task", "misplaced")
 
 @pytest.fixture(scope="module")
 def replayed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    root = tmp_path_factory.mktemp("spread")
-    no_models = root / "no-models"
-    no_models.mkdir()
-    result = run_in_process(
-        "experiment=propagation", "scenario.cache.mode=replay", f"scenario.cache.path={FIXTURE / 'llm_cache.jsonl'}",
-        f"hydra.run.dir={root / 'run'}", env={"REFLEXION_HARNESS_MODEL_DIR": str(no_models)},
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert list(no_models.iterdir()) == [], "the replay assembled or loaded a model"
-    return root / "run", result.stdout
+    return replay("propagation", FIXTURE, tmp_path_factory.mktemp("spread"))
 
 
 def test_every_build_of_the_design_is_replayed(replayed: tuple[Path, str]) -> None:
@@ -51,19 +42,11 @@ def test_every_build_of_the_design_is_replayed(replayed: tuple[Path, str]) -> No
 
 
 def test_a_planted_build_shares_every_critique_before_its_plant(replayed: tuple[Path, str]) -> None:
-    study = PropagationStudy.model_validate_json((replayed[0] / RESULT_FILE).read_text())
-    clean = {(b.seed, b.gate): b for b in study.builds if b.plant.kind == "none"}
-    for build in study.builds:
-        twin = clean[build.seed, build.gate]
-        before = build.plant.step
-        assert [s.raw_answer for s in build.ledger.steps[:before]] == [s.raw_answer for s in twin.ledger.steps[:before]]
+    assert_plants_share_the_clean_critiques(replayed[0])
 
 
 def test_the_committed_table_is_what_the_run_and_the_trace_command_print(replayed: tuple[Path, str]) -> None:
-    run_dir, stdout = replayed
-    committed = (FIXTURE / "table.md").read_text()
-    assert stdout == committed
-    assert run_module("harness.cli.trace", str(run_dir)).stdout == committed
+    assert_the_committed_table_is_printed(*replayed, FIXTURE)
 
 
 def test_off_task_plants_spread_mid_way_and_the_gate_refuses_each(replayed: tuple[Path, str]) -> None:
