@@ -64,16 +64,6 @@ class _Parked:
     cells: bytes
 
 
-def _common_prefix(first: list[int], second: list[int]) -> int:
-    """How many tokens two token lists share from their start."""
-    shared = 0
-    for a, b in zip(first, second):
-        if a != b:
-            break
-        shared += 1
-    return shared
-
-
 class PrefixStore:
     """Earlier prompts' KV prefixes, the least recently used dropped beyond `capacity_bytes`.
 
@@ -93,9 +83,10 @@ class PrefixStore:
     def restore_best(self, llama: Llama, tokens: list[int]) -> None:
         """Put the kept prefix sharing the most of `tokens` in the context, when it shares MIN_GAIN more than the
         context's own."""
-        held = _common_prefix(llama.input_ids[: llama.n_tokens].tolist(), tokens)
-        best = max(self._kept, key=lambda parked: _common_prefix(parked.tokens, tokens), default=None)
-        if best is not None and _common_prefix(best.tokens, tokens) >= held + self.MIN_GAIN:
+        held = Llama.longest_token_prefix(llama.input_ids[: llama.n_tokens].tolist(), tokens)
+        shared, best = max(((Llama.longest_token_prefix(p.tokens, tokens), p) for p in self._kept),
+                           key=lambda scored: scored[0], default=(0, None))
+        if best is not None and shared >= held + self.MIN_GAIN:
             self._kept.remove(best)
             self._kept.append(best)
             _restore(llama, best)
