@@ -10,7 +10,6 @@ where only you write.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.abc
 import importlib.machinery
 import importlib.metadata
@@ -22,29 +21,23 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from envs.persisted_file import pickled
+from envs.persisted_file import CountedPickles
 
 FOLDER = "knowledge_base"
 """The translations folder's subfolder for the parsed logic (apart from the translations' own pickles)."""
 
 
-class PersistedLogic:
+class PersistedLogic(CountedPickles):
     """`GameLogic.load` kept in `directory`: one pickle per (textworld version, paths, texts)."""
 
     def __init__(self, parse: Any, directory: Path) -> None:
+        super().__init__(directory)
         self._parse = parse
-        self.directory = directory
-        self.reads = 0
-        self.writes = 0
 
     def __call__(self, cls: type, paths: Iterable[str]) -> Any:
         paths = list(paths)
         texts = [Path(path).read_text() for path in paths]
-        key = hashlib.sha256(repr((importlib.metadata.version("textworld"), paths, texts)).encode()).hexdigest()
-        logic, how = pickled(self.directory / f"{key}.pickle", partial(self._parse, cls, paths))
-        self.reads += how == "read"
-        self.writes += how == "written"
-        return logic
+        return self.get(partial(self._parse, cls, paths), importlib.metadata.version("textworld"), paths, texts)
 
 
 class _LoaderThenPatch(importlib.abc.Loader):

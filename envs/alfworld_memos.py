@@ -31,7 +31,7 @@ from typing import Any
 
 from envs.alfworld_parse_copies import copy_condition_parse, copy_template_parse
 from envs.alfworld_replanning import deferring_replanning
-from envs.persisted_file import pickled
+from envs.persisted_file import CountedPickles
 
 CACHED_TRANSLATIONS = 128
 """Translations kept (one a game, two for a planner's engine): a run's concurrent games fit; an older game is
@@ -75,28 +75,22 @@ class Memo:
         return self._copies(result) if self._copies is not None else result
 
 
-class PersistedTranslations:
+class PersistedTranslations(CountedPickles):
     """fast_downward's translation kept in `directory`, one pickle per (texts, options, translator version)."""
 
     def __init__(self, translate: Callable[..., Any], directory: Path) -> None:
+        super().__init__(directory)
         self._translate = translate
-        self.directory = directory
         versions = [importlib.metadata.version(name) for name in ("fast-downward-textworld", "textworld")]
         self._version = "/".join(versions)
-        self.reads = 0
-        self.writes = 0
 
-    def path(self, domain: str, problem: str, optimize: bool = False) -> Path:
+    def translation_path(self, domain: str, problem: str, optimize: bool = False) -> Path:
         """Where the translation of these texts is kept."""
-        key = hashlib.sha256(repr((self._version, optimize, domain, problem)).encode()).hexdigest()
-        return self.directory / f"{key}.pickle"
+        return self.path(self._version, optimize, domain, problem)
 
     def __call__(self, domain: str, problem: str, verbose: bool = False, optimize: bool = False) -> Any:
         translate = partial(self._translate, domain, problem, verbose=verbose, optimize=optimize)
-        result, how = pickled(self.path(domain, problem, optimize), translate)
-        self.reads += how == "read"
-        self.writes += how == "written"
-        return result
+        return self.get(translate, self._version, optimize, domain, problem)
 
 
 def keep_translations_in(directory: Path | None) -> None:

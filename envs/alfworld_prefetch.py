@@ -39,7 +39,7 @@ def translate_games(folder: Path, game_files: Sequence[Path]) -> int:
     translations = PersistedTranslations(fast_downward.pddl2sas, folder)
     for game_file in game_files:
         data = json.loads(Path(game_file).read_text())
-        if not translations.path(data["pddl_domain"], data["pddl_problem"]).exists():
+        if not translations.translation_path(data["pddl_domain"], data["pddl_problem"]).exists():
             translations(data["pddl_domain"], data["pddl_problem"])
     return translations.writes
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 T = TypeVar("T")
 
@@ -36,3 +37,24 @@ def pickled(path: Path, make: Callable[[], T]) -> tuple[T, Literal["read", "writ
         pass
     value = make()
     return value, "written" if _write_aside(path, pickle.dumps(value)) else "made"
+
+
+class CountedPickles:
+    """Values pickled in `directory`, each file named by the SHA-256 of its key's repr; how many were read back and
+    how many written."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.reads = 0
+        self.writes = 0
+
+    def path(self, *key: Any) -> Path:
+        """Where the value of `key` is kept."""
+        return self.directory / f"{hashlib.sha256(repr(key).encode()).hexdigest()}.pickle"
+
+    def get(self, make: Callable[[], T], *key: Any) -> T:
+        """The value kept for `key`, or `make()`'s, kept for the next process (see `pickled`)."""
+        value, how = pickled(self.path(*key), make)
+        self.reads += how == "read"
+        self.writes += how == "written"
+        return value
