@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.domains.alfworld.locations import checked_claims
 from harness.records.propagation import EntryItem, EntryStudy
 from harness.reflection.insights.copies import copied_from, read_texts
+from harness.reflection.insights.markdown_table import markdown_table
 from harness.reflection.insights.rates import needed_cell, rate_cell
 
 
@@ -89,8 +90,6 @@ def entry_markdown(study: EntryStudy) -> str:
     lines = [(f"Critic {study.model} (answers cut at {study.max_tokens} tokens), each of {len(traces)} published "
               "reflections shown to an empty library in one compare critique."), ""]
     for header, rows in (entry_table(traces), entry_rows(traces)):
-        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(cell.replace("|", "\\|").replace("\n", " ") for cell in row) + " |"
-                  for row in rows]
+        lines += markdown_table(header, rows)
         lines.append("")
     return "\n".join(lines).rstrip("\n")

@@ -4,13 +4,9 @@ acted on the rule's claims and those solved, with exact 95% intervals, and each 
 from __future__ import annotations
 
 from harness.records.propagation import ReachStudy
+from harness.errors import visible
+from harness.reflection.insights.markdown_table import markdown_table
 from harness.reflection.insights.rates import rate_cell
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(cell.replace("|", "\\|").replace("\n", " ") for cell in row) + " |"
-                    for row in rows]
 
 
 def reach_markdown(study: ReachStudy) -> str:
@@ -24,5 +20,5 @@ def reach_markdown(study: ReachStudy) -> str:
                  str(len(e.actions))] for e in study.episodes]
     lead = (f"Rule {study.rank} of the build seed={study.seed} gate={'on' if study.gate else 'off'} "
             f"plant={study.plant} ({study.study}), claiming {', '.join(study.claims)}; actor {study.model}.")
-    return "\n".join([lead, "", *_table(["arm", "episodes", "acted on the rule", "solved"], arms), "",
-                      *_table(["game", "arm", "acting actions", "solved", "steps"], episodes)])
+    return "\n".join([visible(lead), "", *markdown_table(["arm", "episodes", "acted on the rule", "solved"], arms), "",
+                      *markdown_table(["game", "arm", "acting actions", "solved", "steps"], episodes)])

@@ -37,6 +37,7 @@ from harness.reflection.insights.library_trace import (
     rule_copy,
 )
 from harness.reflection.insights.markers import carries, markers, training_text
+from harness.reflection.insights.markdown_table import markdown_table
 from harness.reflection.insights.rates import needed_cell, rate_cell
 
 # A line a critic meant as an operation, however it spelled it: the parser's drops are these minus what it kept.
@@ -233,20 +234,14 @@ def gate_target(traces: Sequence[Trace]) -> str:
             f"{sum(t.refused for t in planted)} ADD/EDIT refused with it.")
 
 
-def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(cell.replace("|", "\\|").replace("\n", " ") for cell in row) + " |"
-                    for row in rows]
-
-
 def markdown(study: PropagationStudy, traces: Sequence[Trace] | None = None) -> str:
     """The tables, the gate's target and the plant-agnostic trace as markdown text."""
     traces = study_traces(study) if traces is None else traces
     findings = library_findings(study)
     return "\n".join([
-        *_markdown_table(*table(traces)), "", gate_target(traces), "", *_markdown_table(*rates_table(traces)), "",
+        *markdown_table(*table(traces)), "", gate_target(traces), "", *markdown_table(*rates_table(traces)), "",
         "Rules copied from a text their build read, or with a location claim the plays contradict:", "",
-        *_markdown_table(*notable_table(findings)), "", notable_summary(findings),
+        *markdown_table(*notable_table(findings)), "", notable_summary(findings),
     ])
 
 
